@@ -81,6 +81,10 @@ return_types_svd = namedtuple("svd", ('U', 'S', 'V'))
 
 return_types_qr = namedtuple("qr", ('Q', 'R'))
 
+return_types_linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ('LU', 'pivots', 'info'))
+
+return_types_linalg_lstsq = namedtuple("linalg_lstsq", ('solution', 'residuals', 'rank', 'singular_values'))
+
 return_types__lstm_cell = namedtuple("_lstm_cell", ('hy', 'cy'))
 
 return_types__lstm_layer = namedtuple("_lstm_layer", ('output', 'cells', 'activations'))
@@ -11754,10 +11758,298 @@ def matrix_power(input, n):
     return result
 
 
+def linalg_matrix_exp(A):
+    """linalg_matrix_exp(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:2904):
+        A: matrix_exp_backward(grad, A)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_exp(A)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.linalg_matrix_exp, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "linalg_matrix_exp", data_of(A)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if A_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgMatrixExpBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(A)  # for the engine's gradient check
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
+def matrix_exp(input):
+    """matrix_exp(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:2915):
+        self: matrix_exp_backward(grad, self)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.matrix_exp(input)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.matrix_exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "matrix_exp", data_of(self)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MatrixExpBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+
+    Derivatives (derivatives.yaml:2923):
+        A: lu_factor_ex_backward(grad_LU, LU, pivots, pivot)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        LU_out, pivots_out, info_out = quiet.run(array_ops.linalg_lu_factor_ex, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), pivot=pivot, check_errors=check_errors)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "linalg_lu_factor_ex", data_of(A), pivot=pivot, check_errors=check_errors) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types_linalg_lu_factor_ex(wrap(LU_out), wrap(pivots_out), wrap(info_out))
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if A_edge is NO_EDGE:
+        return return_types_linalg_lu_factor_ex(wrap(LU_out), wrap(pivots_out), wrap(info_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgLuFactorExBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(A)  # for the engine's gradient check
+    node._saved_pivot = pivot
+    LU = wrap(LU_out, node, 0)
+    pivots = wrap(pivots_out)
+    info = wrap(info_out)
+    node._raw_saved_LU = save(LU, is_output=True)
+    node._raw_saved_pivots = save(pivots, is_output=False)
+    return return_types_linalg_lu_factor_ex(LU, pivots, info)
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+
+    Derivatives (derivatives.yaml:2938):
+        A: lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
+        B: lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_lstsq(A, B, rcond, driver=driver)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        solution_out, residuals_out, rank_out, singular_values_out = quiet.run(array_ops.linalg_lstsq, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else B._data if B.__class__ is Parameter else data_of(B)), rcond, driver=driver)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(A, B)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            A, B = moved
+            return linalg_lstsq(A, B, rcond, driver=driver)
+        raise translate(exc, "linalg_lstsq", data_of(A), data_of(B), rcond, driver=driver) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types_linalg_lstsq(wrap(solution_out), wrap(residuals_out), wrap(rank_out), wrap(singular_values_out))
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    if A_edge is NO_EDGE and B_edge is NO_EDGE:
+        return return_types_linalg_lstsq(wrap(solution_out), wrap(residuals_out), wrap(rank_out), wrap(singular_values_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgLstsqBackward0)
+    node.next_functions = (A_edge, B_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(A, B)  # for the engine's gradient check
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
+    node._raw_saved_B = save_tensor(B) if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else save_tensor(B) if B.__class__ is Parameter else save(B)
+    solution = wrap(solution_out, node, 0)
+    residuals = wrap(residuals_out, node, 1)
+    rank = wrap(rank_out)
+    singular_values = wrap(singular_values_out)
+    node._saved_output_meta = output_meta((solution_out, residuals_out, rank_out, singular_values_out))
+    node._raw_saved_solution = save(solution, is_output=True)
+    return return_types_linalg_lstsq(solution, residuals, rank, singular_values)
+
+
+def cholesky_solve(input, input2, upper=False):
+    """cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2955):
+        self: cholesky_solve_grad_self(grad, self.shape, input2, upper)
+        input2: cholesky_solve_grad_input2(grad, self, input2, result, upper)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cholesky_solve(input, input2, upper)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.cholesky_solve, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (input2._data if input2.__class__ is Tensor else input2 if input2.__class__ in PY_NUMBERS else input2._data if input2.__class__ is Parameter else data_of(input2)), upper)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, input2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, input2 = moved
+            return cholesky_solve(self, input2, upper)
+        raise translate(exc, "cholesky_solve", data_of(self), data_of(input2), upper) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    input2_edge = ((input2.grad_fn, input2._output_nr) if input2.grad_fn is not None else (accumulator_of(input2), 0) if input2._requires_grad else NO_EDGE) if input2.__class__ is Tensor else NO_EDGE if input2.__class__ in PY_NUMBERS else edge_of(input2)
+    if self_edge is NO_EDGE and input2_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CholeskySolveBackward0)
+    node.next_functions = (self_edge, input2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self, input2)  # for the engine's gradient check
+    needs_self = self_edge is not NO_EDGE
+    needs_input2 = input2_edge is not NO_EDGE
+    node._raw_saved_input2 = save_tensor(input2) if input2.__class__ is Tensor else input2 if input2.__class__ in PY_NUMBERS else save_tensor(input2) if input2.__class__ is Parameter else save(input2)
+    if needs_input2:
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    node._saved_upper = upper
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    if isinstance(input2, Tensor):
+        node._raw_saved_result = save_tensor(result, True)
+    return result
+
+
+def cholesky_inverse(input, upper=False):
+    """cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:2964):
+        self: cholesky_inverse_backward(grad, self, upper, result)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cholesky_inverse(input, upper)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.cholesky_inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), upper)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "cholesky_inverse", data_of(self), upper) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CholeskyInverseBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    node._saved_upper = upper
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    node._raw_saved_result = save_tensor(result, True)
+    return result
+
+
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2905):
+    Derivatives (derivatives.yaml:2979):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11807,7 +12099,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2928):
+    Derivatives (derivatives.yaml:3002):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11858,7 +12150,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2936):
+    Derivatives (derivatives.yaml:3010):
         x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11909,7 +12201,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2959):
+    Derivatives (derivatives.yaml:3033):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11961,7 +12253,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2975):
+    Derivatives (derivatives.yaml:3049):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12013,7 +12305,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2988):
+    Derivatives (derivatives.yaml:3062):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12063,7 +12355,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3001):
+    Derivatives (derivatives.yaml:3075):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12113,7 +12405,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3018):
+    Derivatives (derivatives.yaml:3092):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12164,7 +12456,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3035):
+    Derivatives (derivatives.yaml:3109):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12213,7 +12505,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3047):
+    Derivatives (derivatives.yaml:3121):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12262,7 +12554,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:3058):
+    Derivatives (derivatives.yaml:3132):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12313,7 +12605,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3073):
+    Derivatives (derivatives.yaml:3147):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12362,7 +12654,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3084):
+    Derivatives (derivatives.yaml:3158):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12410,7 +12702,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3094):
+    Derivatives (derivatives.yaml:3168):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12457,7 +12749,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3101):
+    Derivatives (derivatives.yaml:3175):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12506,7 +12798,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3113):
+    Derivatives (derivatives.yaml:3187):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12554,7 +12846,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3121):
+    Derivatives (derivatives.yaml:3195):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12604,7 +12896,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3133):
+    Derivatives (derivatives.yaml:3207):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12654,7 +12946,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3141):
+    Derivatives (derivatives.yaml:3215):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12706,7 +12998,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3156):
+    Derivatives (derivatives.yaml:3230):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12756,7 +13048,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3165):
+    Derivatives (derivatives.yaml:3239):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12804,7 +13096,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3174):
+    Derivatives (derivatives.yaml:3248):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12854,7 +13146,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3184):
+    Derivatives (derivatives.yaml:3258):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -12909,7 +13201,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3200):
+    Derivatives (derivatives.yaml:3274):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -12974,7 +13266,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3218):
+    Derivatives (derivatives.yaml:3292):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -13020,7 +13312,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3235):
+    Derivatives (derivatives.yaml:3309):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13061,7 +13353,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3245):
+    Derivatives (derivatives.yaml:3319):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -13120,7 +13412,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3259):
+    Derivatives (derivatives.yaml:3333):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -13186,7 +13478,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3278):
+    Derivatives (derivatives.yaml:3352):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -13245,7 +13537,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3293):
+    Derivatives (derivatives.yaml:3367):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -13305,7 +13597,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3306):
+    Derivatives (derivatives.yaml:3380):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -13368,7 +13660,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3323):
+    Derivatives (derivatives.yaml:3397):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -13430,7 +13722,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:3352):
+    Derivatives (derivatives.yaml:3426):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -13445,7 +13737,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:3364):
+    Derivatives (derivatives.yaml:3438):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -13502,7 +13794,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:3386):
+    Derivatives (derivatives.yaml:3460):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -13558,7 +13850,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:3404):
+    Derivatives (derivatives.yaml:3478):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -13605,7 +13897,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3431):
+    Derivatives (derivatives.yaml:3505):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13675,7 +13967,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3447):
+    Derivatives (derivatives.yaml:3521):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13745,7 +14037,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3461):
+    Derivatives (derivatives.yaml:3535):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13815,7 +14107,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3478):
+    Derivatives (derivatives.yaml:3552):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13885,7 +14177,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3492):
+    Derivatives (derivatives.yaml:3566):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -13955,7 +14247,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3507):
+    Derivatives (derivatives.yaml:3581):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14025,7 +14317,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3520):
+    Derivatives (derivatives.yaml:3594):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14093,7 +14385,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3533):
+    Derivatives (derivatives.yaml:3607):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14161,7 +14453,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3548):
+    Derivatives (derivatives.yaml:3622):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14231,7 +14523,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3563):
+    Derivatives (derivatives.yaml:3637):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -14294,7 +14586,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3579):
+    Derivatives (derivatives.yaml:3653):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14330,7 +14622,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3590):
+    Derivatives (derivatives.yaml:3664):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14384,7 +14676,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3600):
+    Derivatives (derivatives.yaml:3674):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14420,7 +14712,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3614):
+    Derivatives (derivatives.yaml:3688):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14474,7 +14766,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3625):
+    Derivatives (derivatives.yaml:3699):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14512,7 +14804,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3638):
+    Derivatives (derivatives.yaml:3712):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14566,7 +14858,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3649):
+    Derivatives (derivatives.yaml:3723):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14619,7 +14911,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3660):
+    Derivatives (derivatives.yaml:3734):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14673,7 +14965,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3675):
+    Derivatives (derivatives.yaml:3749):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14727,7 +15019,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3688):
+    Derivatives (derivatives.yaml:3762):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14778,7 +15070,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3702):
+    Derivatives (derivatives.yaml:3776):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14824,7 +15116,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3712):
+    Derivatives (derivatives.yaml:3786):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14870,7 +15162,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3724):
+    Derivatives (derivatives.yaml:3798):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14916,7 +15208,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3737):
+    Derivatives (derivatives.yaml:3811):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14964,7 +15256,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3752):
+    Derivatives (derivatives.yaml:3826):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15011,7 +15303,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3765):
+    Derivatives (derivatives.yaml:3839):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

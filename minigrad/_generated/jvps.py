@@ -4588,8 +4588,121 @@ def matrix_power(input, n):
     return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2895, 'matrix_power_jvp(self, self_t, n)'))
 
 
+def linalg_matrix_exp(A):
+    """Forward derivative of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:2904).
+
+        result: matrix_exp_jvp(A, A_t)
+    """
+    A_t = tangent_of(A)
+    with PAUSED:
+        out = functions.linalg_matrix_exp(A)
+        if A_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.matrix_exp_jvp(A, A_t))
+    return attach(result, result_t, ('linalg_matrix_exp', 'derivatives.yaml', 2907, 'matrix_exp_jvp(A, A_t)'))
+
+
+def matrix_exp(input):
+    """Forward derivative of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:2915).
+
+        result: matrix_exp_jvp(self, self_t)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.matrix_exp(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.matrix_exp_jvp(self_, self_t))
+    return attach(result, result_t, ('matrix_exp', 'derivatives.yaml', 2918, 'matrix_exp_jvp(self, self_t)'))
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """Forward derivative of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:2923).
+
+        LU: pick(via_backward('linalg_lu_factor_ex', [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0)  (via_backward)
+    """
+    A_t = tangent_of(A)
+    with PAUSED:
+        out = functions.linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+        if A_t is None:
+            return out
+        LU, pivots, info = out
+        F = formulas(OPS)
+        LU_t = None
+        if A_t is not None:
+            LU_t = add_term(LU_t, F.pick(F.via_backward(OPS.linalg_lu_factor_ex, [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0))
+    return out._make((attach(LU, LU_t, ('linalg_lu_factor_ex (via_backward)', 'derivatives.yaml', 2926, "pick(via_backward('linalg_lu_factor_ex', [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0)")), pivots, info,))
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """Forward derivative of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:2938).
+
+        solution, residuals: lstsq_jvp(A, B, A_t, B_t, solution, residuals)
+    """
+    A_t = tangent_of(A)
+    B_t = tangent_of(B)
+    with PAUSED:
+        out = functions.linalg_lstsq(A, B, rcond, driver=driver)
+        if A_t is None and B_t is None:
+            return out
+        solution, residuals, rank, singular_values = out
+        F = formulas(OPS)
+        solution_t = residuals_t = None
+        if A_t is not None or B_t is not None:
+            solution_t, residuals_t = F.lstsq_jvp(A, B, or_zeros(A_t, A), or_zeros(B_t, B), solution, residuals)
+    return out._make((attach(solution, solution_t, ('linalg_lstsq', 'derivatives.yaml', 2942, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), attach(residuals, residuals_t, ('linalg_lstsq', 'derivatives.yaml', 2942, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), rank, singular_values,))
+
+
+def cholesky_solve(input, input2, upper=False):
+    """Forward derivative of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:2955).
+
+        result: via_backward('cholesky_solve', [self, input2, upper], {}, [self_t, input2_t])  (via_backward)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    input2_t = tangent_of(input2)
+    with PAUSED:
+        out = functions.cholesky_solve(input, input2, upper)
+        if self_t is None and input2_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if input2_t is not None or self_t is not None:
+            result_t = add_term(result_t, F.via_backward(OPS.cholesky_solve, [self_, input2, upper], {}, [self_t, input2_t]))
+    return attach(result, result_t, ('cholesky_solve (via_backward)', 'derivatives.yaml', 2959, "via_backward('cholesky_solve', [self, input2, upper], {}, [self_t, input2_t])"))
+
+
+def cholesky_inverse(input, upper=False):
+    """Forward derivative of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2964).
+
+        result: via_backward('cholesky_inverse', [self, upper], {}, [self_t])  (via_backward)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.cholesky_inverse(input, upper)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.via_backward(OPS.cholesky_inverse, [self_, upper], {}, [self_t]))
+    return attach(result, result_t, ('cholesky_inverse (via_backward)', 'derivatives.yaml', 2967, "via_backward('cholesky_inverse', [self, upper], {}, [self_t])"))
+
+
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2905).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2979).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4604,11 +4717,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 2908, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 2982, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2928).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3002).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4623,11 +4736,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 2931, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3005, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2936).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3010).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4641,11 +4754,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 2939, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3013, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2959).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3033).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4659,11 +4772,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 2963, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3037, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2975).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3049).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4677,11 +4790,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 2979, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3053, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2988).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3062).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4695,11 +4808,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 2991, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3065, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3001).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3075).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4713,11 +4826,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3004, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3078, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3018).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3092).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4732,11 +4845,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3023, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3097, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3035).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3109).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -4751,11 +4864,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3038, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3112, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3047).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3121).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4774,11 +4887,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3050, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3124, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3058).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3132).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4792,11 +4905,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3062, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3136, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3073).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3147).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4810,11 +4923,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3077, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3151, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3084).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3158).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -4828,11 +4941,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3088, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3162, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3094).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3168).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -4847,11 +4960,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3097, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3171, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3101).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3175).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -4865,11 +4978,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3105, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3179, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3113).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3187).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -4883,11 +4996,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3117, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3191, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3121).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3195).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -4901,11 +5014,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3125, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3199, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3133).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3207).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -4919,11 +5032,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3137, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3211, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3141).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3215).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -4937,11 +5050,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3145, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3219, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3156).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3230).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -4955,11 +5068,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3160, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3234, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3165).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3239).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -4973,11 +5086,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3169, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3243, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3174).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3248).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -4991,11 +5104,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3178, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3252, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3184).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3258).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -5010,11 +5123,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3188, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3262, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3200).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3274).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -5036,11 +5149,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3206, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3280, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3218).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3292).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5055,11 +5168,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3222, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3222, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3296, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3296, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3235).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3309).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5073,11 +5186,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3238, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3238, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3238, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3312, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3312, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3312, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3245).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3319).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5093,11 +5206,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3250, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3324, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3259).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3333).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5119,11 +5232,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3265, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3339, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3278).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3352).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5140,11 +5253,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3283, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3357, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3293).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3367).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5164,11 +5277,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3298, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3372, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3306).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3380).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5188,11 +5301,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3312, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3386, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3323).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3397).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5212,11 +5325,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3330, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3404, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3364).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3438).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5231,11 +5344,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3369, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3443, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3386).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3460).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5253,11 +5366,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3390, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3464, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3404).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3478).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5271,11 +5384,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3408, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3482, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3431).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3505).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5295,11 +5408,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3437, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3511, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3447).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3521).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5319,11 +5432,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3453, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3527, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3461).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3535).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5343,11 +5456,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3467, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3541, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3478).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3552).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5367,11 +5480,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3484, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3558, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3492).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3566).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5391,11 +5504,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3498, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3572, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3507).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3581).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5415,11 +5528,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3513, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3587, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3520).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3594).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5439,11 +5552,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3525, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3599, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3533).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3607).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5463,11 +5576,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3538, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3612, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3548).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3622).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5487,11 +5600,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3554, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3628, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3563).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3637).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5508,11 +5621,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3567, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3641, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3579).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3653).
 
         output: gather(input_t, -1, indices)
     """
@@ -5526,11 +5639,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3582, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3656, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3590).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3664).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5544,11 +5657,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3594, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3668, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3600).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3674).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5562,11 +5675,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3603, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3677, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3614).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3688).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5580,11 +5693,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3618, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3692, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3625).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3699).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5598,11 +5711,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3629, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3703, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3638).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3712).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5616,11 +5729,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3642, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3716, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3649).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3723).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5634,11 +5747,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3653, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3727, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3660).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3734).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5652,11 +5765,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3664, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3738, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3675).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3749).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5670,11 +5783,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3679, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3753, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3688).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3762).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5688,11 +5801,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3691, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3765, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3702).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3776).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5706,11 +5819,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3705, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3779, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3712).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3786).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5724,11 +5837,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3715, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3789, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3724).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3798).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -5742,11 +5855,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3727, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3801, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3737).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3811).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5760,11 +5873,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3740, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3814, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3752).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3826).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5778,11 +5891,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3755, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3829, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3765).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3839).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5796,4 +5909,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3769, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3843, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

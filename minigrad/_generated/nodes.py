@@ -9580,8 +9580,329 @@ class MatrixPowerBackward0(GeneratedNode):
         self._released = True
 
 
+class LinalgMatrixExpBackward0(GeneratedNode):
+    """Backward of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:2904).
+
+    A: matrix_exp_backward(grad, A)
+    """
+
+    __slots__ = ('_raw_saved_A',)
+    _saved_slots = ('_raw_saved_A',)
+    _op_name = 'linalg_matrix_exp'
+    _yaml_line = 2904
+    _input_names = ('A',)
+    _formulas = {'A': 'matrix_exp_backward(grad, A)'}
+    _yaml_lines = {'A': 2906}
+    _saved_fields = ('A',)
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
+            else:
+                A = unpack(saved, self, create_graph)
+            grad_A = F.matrix_exp_backward(grad, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = FREED
+        self._released = True
+
+
+class MatrixExpBackward0(GeneratedNode):
+    """Backward of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:2915).
+
+    self: matrix_exp_backward(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+    _op_name = 'matrix_exp'
+    _yaml_line = 2915
+    _input_names = ('self',)
+    _formulas = {'self': 'matrix_exp_backward(grad, self)'}
+    _yaml_lines = {'self': 2917}
+    _saved_fields = ('self',)
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_self = F.matrix_exp_backward(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class LinalgLuFactorExBackward0(GeneratedNode):
+    """Backward of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:2923).
+
+    A: lu_factor_ex_backward(grad_LU, LU, pivots, pivot)
+    """
+
+    __slots__ = ('_raw_saved_LU', '_raw_saved_pivots', '_saved_pivot')
+    _saved_slots = ('_raw_saved_LU', '_raw_saved_pivots')
+    _op_name = 'linalg_lu_factor_ex'
+    _yaml_line = 2923
+    _input_names = ('A',)
+    _formulas = {'A': 'lu_factor_ex_backward(grad_LU, LU, pivots, pivot)'}
+    _yaml_lines = {'A': 2925}
+    _saved_fields = ('LU', 'pivot', 'pivots')
+    num_outputs = 3
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_LU = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_LU
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                LU = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                LU = unpack(saved, self, create_graph)
+            saved = self._raw_saved_pivots
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                pivots = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                pivots = unpack(saved, self, create_graph)
+            grad_A = F.lu_factor_ex_backward(grad_LU, LU, pivots, self._saved_pivot)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_LU = self._raw_saved_pivots = FREED
+            self._released = True
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_LU = self._raw_saved_pivots = FREED
+        self._released = True
+
+
+class LinalgLstsqBackward0(GeneratedNode):
+    """Backward of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:2938).
+
+    A: lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
+    B: lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_B', '_raw_saved_solution', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_B', '_raw_saved_solution')
+    _op_name = 'linalg_lstsq'
+    _yaml_line = 2938
+    _input_names = ('A', 'B')
+    _formulas = {'A': 'lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)', 'B': 'lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)'}
+    _yaml_lines = {'A': 2940, 'B': 2941}
+    _saved_fields = ('A', 'B', 'solution')
+    num_outputs = 4
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_solution = grads[0]
+        grad_residuals = grads[1]
+        grad_A = None
+        grad_B = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
+            else:
+                A = unpack(saved, self, create_graph)
+            saved = self._raw_saved_B
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                B = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                B = saved
+            else:
+                B = unpack(saved, self, create_graph)
+            saved = self._raw_saved_solution
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                solution = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                solution = unpack(saved, self, create_graph)
+            grad_A = F.lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
+        if self.next_functions[1][0] is not None:
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
+            else:
+                A = unpack(saved, self, create_graph)
+            saved = self._raw_saved_B
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                B = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                B = saved
+            else:
+                B = unpack(saved, self, create_graph)
+            saved = self._raw_saved_solution
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                solution = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                solution = unpack(saved, self, create_graph)
+            grad_B = F.lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_B = self._raw_saved_solution = FREED
+            self._released = True
+        return (grad_A, grad_B)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_B = self._raw_saved_solution = FREED
+        self._released = True
+
+
+class CholeskySolveBackward0(GeneratedNode):
+    """Backward of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:2955).
+
+    self: cholesky_solve_grad_self(grad, self.shape, input2, upper)
+    input2: cholesky_solve_grad_input2(grad, self, input2, result, upper)
+    """
+
+    __slots__ = ('_raw_saved_input2', '_raw_saved_result', '_raw_saved_self', '_saved_self_shape', '_saved_upper')
+    _saved_slots = ('_raw_saved_input2', '_raw_saved_result', '_raw_saved_self')
+    _op_name = 'cholesky_solve'
+    _yaml_line = 2955
+    _input_names = ('self', 'input2')
+    _formulas = {'input2': 'cholesky_solve_grad_input2(grad, self, input2, result, upper)', 'self': 'cholesky_solve_grad_self(grad, self.shape, input2, upper)'}
+    _yaml_lines = {'input2': 2958, 'self': 2957}
+    _saved_fields = ('input2', 'result', 'self', 'self.shape', 'upper')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
+        grad = grads[0]
+        grad_self = None
+        grad_input2 = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_input2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                input2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input2 = saved
+            else:
+                input2 = unpack(saved, self, create_graph)
+            grad_self = F.cholesky_solve_grad_self(grad, self._saved_self_shape, input2, self._saved_upper)
+        if self.next_functions[1][0] is not None:
+            saved = self._raw_saved_input2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                input2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input2 = saved
+            else:
+                input2 = unpack(saved, self, create_graph)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_input2 = F.cholesky_solve_grad_input2(grad, self_, input2, result, self._saved_upper)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input2 = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self, grad_input2)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input2 = self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class CholeskyInverseBackward0(GeneratedNode):
+    """Backward of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2964).
+
+    self: cholesky_inverse_backward(grad, self, upper, result)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_upper')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'cholesky_inverse'
+    _yaml_line = 2964
+    _input_names = ('self',)
+    _formulas = {'self': 'cholesky_inverse_backward(grad, self, upper, result)'}
+    _yaml_lines = {'self': 2966}
+    _saved_fields = ('result', 'self', 'upper')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_self = F.cholesky_inverse_backward(grad, self_, self._saved_upper, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2905).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2979).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -9589,10 +9910,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 2905
+    _yaml_line = 2979
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 2907}
+    _yaml_lines = {'self': 2981}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9627,7 +9948,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2928).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3002).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -9635,10 +9956,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 2928
+    _yaml_line = 3002
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 2930}
+    _yaml_lines = {'self': 3004}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9673,7 +9994,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:2936).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3010).
 
     x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
@@ -9681,10 +10002,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord', '_saved_x_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 2936
+    _yaml_line = 3010
     _input_names = ('x',)
     _formulas = {'x': 'cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)'}
-    _yaml_lines = {'x': 2938}
+    _yaml_lines = {'x': 3012}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x', 'x.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9719,7 +10040,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2959).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3033).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9727,10 +10048,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 2959
+    _yaml_line = 3033
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2962}
+    _yaml_lines = {'A': 3036}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9765,7 +10086,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:2975).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3049).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9773,10 +10094,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 2975
+    _yaml_line = 3049
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2978}
+    _yaml_lines = {'A': 3052}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9811,7 +10132,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2988).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3062).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9819,10 +10140,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 2988
+    _yaml_line = 3062
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 2990}
+    _yaml_lines = {'A': 3064}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9857,7 +10178,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3001).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3075).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9865,10 +10186,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 3001
+    _yaml_line = 3075
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3003}
+    _yaml_lines = {'A': 3077}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9903,7 +10224,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3018).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3092).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -9911,10 +10232,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 3018
+    _yaml_line = 3092
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 3022}
+    _yaml_lines = {'self': 3096}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9941,7 +10262,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3035).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3109).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -9949,10 +10270,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 3035
+    _yaml_line = 3109
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3037}
+    _yaml_lines = {'self': 3111}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9979,7 +10300,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3047).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3121).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -9987,10 +10308,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3047
+    _yaml_line = 3121
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3049}
+    _yaml_lines = {'self': 3123}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -10017,7 +10338,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3058).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3132).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -10025,10 +10346,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3058
+    _yaml_line = 3132
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3061}
+    _yaml_lines = {'input': 3135}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -10057,7 +10378,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3073).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3147).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -10065,10 +10386,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3073
+    _yaml_line = 3147
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3076}
+    _yaml_lines = {'input': 3150}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10097,7 +10418,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3084).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3158).
 
     input: grad * selu_slope(input)
     """
@@ -10105,10 +10426,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3084
+    _yaml_line = 3158
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3087}
+    _yaml_lines = {'input': 3161}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10137,7 +10458,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3094).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3168).
 
     self: grad * normal_pdf(self)
     """
@@ -10145,10 +10466,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3094
+    _yaml_line = 3168
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3096}
+    _yaml_lines = {'self': 3170}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10177,7 +10498,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3101).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3175).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -10185,10 +10506,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3101
+    _yaml_line = 3175
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3104}
+    _yaml_lines = {'input': 3178}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10217,7 +10538,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3113).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3187).
 
     input: grad * silu_derivative(input)
     """
@@ -10225,10 +10546,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3113
+    _yaml_line = 3187
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3116}
+    _yaml_lines = {'input': 3190}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10257,7 +10578,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3121).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3195).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -10265,10 +10586,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3121
+    _yaml_line = 3195
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3124}
+    _yaml_lines = {'input': 3198}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -10297,7 +10618,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3133).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3207).
 
     input: grad * mish_derivative(input)
     """
@@ -10305,10 +10626,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3133
+    _yaml_line = 3207
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3136}
+    _yaml_lines = {'input': 3210}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10337,7 +10658,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3141).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3215).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -10345,10 +10666,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3141
+    _yaml_line = 3215
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3144}
+    _yaml_lines = {'input': 3218}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -10377,7 +10698,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3156).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3230).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -10385,10 +10706,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3156
+    _yaml_line = 3230
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3159}
+    _yaml_lines = {'input': 3233}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10417,7 +10738,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3165).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3239).
 
     input: grad * hardswish_slope(input)
     """
@@ -10425,10 +10746,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3165
+    _yaml_line = 3239
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3168}
+    _yaml_lines = {'input': 3242}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10457,7 +10778,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3174).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3248).
 
     input: grad * sigmoid(-input)
     """
@@ -10465,10 +10786,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3174
+    _yaml_line = 3248
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3177}
+    _yaml_lines = {'input': 3251}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10497,7 +10818,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3184).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3258).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -10506,10 +10827,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3184
+    _yaml_line = 3258
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3186}
+    _yaml_lines = {'self': 3260}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -10537,7 +10858,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3200).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3274).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -10547,10 +10868,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3200
+    _yaml_line = 3274
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3205, 'input': 3203, 'weight': 3204}
+    _yaml_lines = {'bias': 3279, 'input': 3277, 'weight': 3278}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -10595,7 +10916,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3218).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3292).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -10604,10 +10925,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3218
+    _yaml_line = 3292
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3221, 'gates': 3220}
+    _yaml_lines = {'cx': 3295, 'gates': 3294}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -10670,7 +10991,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3235).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3309).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -10678,10 +10999,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3235
+    _yaml_line = 3309
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3237}
+    _yaml_lines = {'inputs': 3311}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -10708,7 +11029,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3245).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3319).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -10718,10 +11039,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3245
+    _yaml_line = 3319
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3248, 'hx': 3249, 'input_gates': 3247}
+    _yaml_lines = {'hidden_gates': 3322, 'hx': 3323, 'input_gates': 3321}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -10812,7 +11133,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3259).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3333).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10822,10 +11143,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3259
+    _yaml_line = 3333
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3264, 'input': 3262, 'weight': 3263}
+    _yaml_lines = {'bias': 3338, 'input': 3336, 'weight': 3337}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10878,7 +11199,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3278).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3352).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -10887,10 +11208,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3278
+    _yaml_line = 3352
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3281, 'weight': 3282}
+    _yaml_lines = {'input': 3355, 'weight': 3356}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -10938,7 +11259,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3293).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3367).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -10948,10 +11269,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3293
+    _yaml_line = 3367
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3297, 'input': 3295, 'weight': 3296}
+    _yaml_lines = {'bias': 3371, 'input': 3369, 'weight': 3370}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11002,7 +11323,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3306).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3380).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -11012,10 +11333,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3306
+    _yaml_line = 3380
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3311, 'input': 3309, 'weight': 3310}
+    _yaml_lines = {'bias': 3385, 'input': 3383, 'weight': 3384}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11066,7 +11387,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3323).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3397).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -11076,10 +11397,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3323
+    _yaml_line = 3397
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3325, 'target': 3326, 'weight': 3327}
+    _yaml_lines = {'input': 3399, 'target': 3400, 'weight': 3401}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11170,7 +11491,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3352).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3426).
 
     self: non_differentiable
     """
@@ -11178,7 +11499,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3352
+    _yaml_line = 3426
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11189,7 +11510,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3364).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3438).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -11199,10 +11520,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3364
+    _yaml_line = 3438
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3366}
+    _yaml_lines = {'self': 3440}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11247,7 +11568,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3386).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3460).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -11256,10 +11577,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3386
+    _yaml_line = 3460
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3388, 'target': 3389}
+    _yaml_lines = {'self': 3462, 'target': 3463}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -11307,7 +11628,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3404).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3478).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -11316,10 +11637,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3404
+    _yaml_line = 3478
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3406}
+    _yaml_lines = {'log_probs': 3480}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -11374,7 +11695,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3431).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3505).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11384,10 +11705,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3431
+    _yaml_line = 3505
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3436, 'input': 3434, 'weight': 3435}
+    _yaml_lines = {'bias': 3510, 'input': 3508, 'weight': 3509}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11430,7 +11751,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3447).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3521).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11440,10 +11761,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3447
+    _yaml_line = 3521
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3452, 'input': 3450, 'weight': 3451}
+    _yaml_lines = {'bias': 3526, 'input': 3524, 'weight': 3525}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11486,7 +11807,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3461).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3535).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11496,10 +11817,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3461
+    _yaml_line = 3535
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3466, 'input': 3464, 'weight': 3465}
+    _yaml_lines = {'bias': 3540, 'input': 3538, 'weight': 3539}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11542,7 +11863,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3478).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3552).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11552,10 +11873,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3478
+    _yaml_line = 3552
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3483, 'input': 3481, 'weight': 3482}
+    _yaml_lines = {'bias': 3557, 'input': 3555, 'weight': 3556}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11598,7 +11919,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3492).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3566).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11608,10 +11929,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3492
+    _yaml_line = 3566
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3497, 'input': 3495, 'weight': 3496}
+    _yaml_lines = {'bias': 3571, 'input': 3569, 'weight': 3570}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11654,7 +11975,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3507).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3581).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11664,10 +11985,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3507
+    _yaml_line = 3581
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3512, 'input': 3510, 'weight': 3511}
+    _yaml_lines = {'bias': 3586, 'input': 3584, 'weight': 3585}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11710,7 +12031,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3520).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3594).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11720,10 +12041,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3520
+    _yaml_line = 3594
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3524, 'input': 3522, 'weight': 3523}
+    _yaml_lines = {'bias': 3598, 'input': 3596, 'weight': 3597}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11766,7 +12087,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3533).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3607).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11776,10 +12097,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3533
+    _yaml_line = 3607
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3537, 'input': 3535, 'weight': 3536}
+    _yaml_lines = {'bias': 3611, 'input': 3609, 'weight': 3610}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11822,7 +12143,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3548).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3622).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11832,10 +12153,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3548
+    _yaml_line = 3622
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3553, 'input': 3551, 'weight': 3552}
+    _yaml_lines = {'bias': 3627, 'input': 3625, 'weight': 3626}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11878,7 +12199,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3563).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3637).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -11887,10 +12208,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3563
+    _yaml_line = 3637
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3566, 'output_grad': 3565}
+    _yaml_lines = {'input': 3640, 'output_grad': 3639}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -11930,7 +12251,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3579).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3653).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -11938,10 +12259,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3579
+    _yaml_line = 3653
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3581}
+    _yaml_lines = {'input': 3655}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -11969,7 +12290,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3590).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3664).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -11977,10 +12298,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3590
+    _yaml_line = 3664
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3593}
+    _yaml_lines = {'input': 3667}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12009,7 +12330,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3600).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3674).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -12017,10 +12338,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3600
+    _yaml_line = 3674
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3602}
+    _yaml_lines = {'input': 3676}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12048,7 +12369,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3614).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3688).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -12056,10 +12377,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3614
+    _yaml_line = 3688
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3617}
+    _yaml_lines = {'input': 3691}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12088,7 +12409,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3625).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3699).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -12096,10 +12417,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3625
+    _yaml_line = 3699
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3628}
+    _yaml_lines = {'input': 3702}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12127,7 +12448,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3638).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3712).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -12135,10 +12456,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3638
+    _yaml_line = 3712
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3641}
+    _yaml_lines = {'input': 3715}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12167,7 +12488,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3649).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3723).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -12175,10 +12496,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3649
+    _yaml_line = 3723
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3652}
+    _yaml_lines = {'input': 3726}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12191,7 +12512,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3660).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3734).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -12199,10 +12520,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3660
+    _yaml_line = 3734
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3663}
+    _yaml_lines = {'input': 3737}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12215,7 +12536,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3675).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3749).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -12223,10 +12544,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3675
+    _yaml_line = 3749
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3678}
+    _yaml_lines = {'input': 3752}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12239,7 +12560,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3688).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3762).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -12247,10 +12568,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3688
+    _yaml_line = 3762
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3690}
+    _yaml_lines = {'output_grad': 3764}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12263,7 +12584,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3702).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3776).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12271,10 +12592,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3702
+    _yaml_line = 3776
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3704}
+    _yaml_lines = {'input': 3778}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12287,7 +12608,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3712).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3786).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12295,10 +12616,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3712
+    _yaml_line = 3786
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3714}
+    _yaml_lines = {'input': 3788}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12311,7 +12632,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3724).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3798).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12319,10 +12640,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3724
+    _yaml_line = 3798
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3726}
+    _yaml_lines = {'input': 3800}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12335,7 +12656,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3737).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3811).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12343,10 +12664,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3737
+    _yaml_line = 3811
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3739}
+    _yaml_lines = {'input': 3813}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12359,7 +12680,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3752).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3826).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12367,10 +12688,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3752
+    _yaml_line = 3826
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3754}
+    _yaml_lines = {'output_grad': 3828}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12383,7 +12704,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3765).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3839).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12392,10 +12713,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3765
+    _yaml_line = 3839
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3768}
+    _yaml_lines = {'weight': 3842}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

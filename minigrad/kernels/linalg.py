@@ -10,6 +10,8 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad.kernels.core import cpp_type_name, scalar_type_name, xp_of
+from minigrad.kernels.lu import (cholesky_info, lu_factor_array, not_positive_definite_error,
+                                 singular_inverse_error, singular_solve_error)
 
 
 def _status_checked(xp):
@@ -243,8 +245,7 @@ def inv_array(a):
         with _status_checked(xp):
             return xp.linalg.inv(a)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.inv: The diagonal element of the LU factorization is zero: "
-                           "the matrix is singular and has no inverse (try linalg.pinv)") from None
+        raise singular_inverse_error("linalg.inv", lu_factor_array(a)[2]) from None
 
 
 def det_array(a):
@@ -285,8 +286,7 @@ def solve_array(a, b, left=True):
             return _solve_batches(xp, at, b[..., None])[..., 0]
         return _solve_batches(xp, at, b.swapaxes(-1, -2)).swapaxes(-1, -2)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
-                           "singular.") from None
+        raise singular_solve_error("torch.linalg.solve", lu_factor_array(a)[2]) from None
 
 
 def _solve_batches(xp, a, b):
@@ -307,8 +307,7 @@ def cholesky_array(a, upper=False):
         with _status_checked(xp):
             lower = xp.linalg.cholesky(a)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.cholesky: The factorization could not be completed because "
-                           "the input is not positive-definite.") from None
+        raise not_positive_definite_error("linalg.cholesky", cholesky_info(a)) from None
     return lower.swapaxes(-1, -2).copy() if upper else lower
 
 
@@ -518,5 +517,4 @@ def matrix_power_array(a, n):
         with _status_checked(xp):
             return xp.linalg.matrix_power(a, n)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.matrix_power: the matrix is singular, so it has no negative "
-                           "powers") from None
+        raise singular_inverse_error("linalg.inv", lu_factor_array(a)[2]) from None
