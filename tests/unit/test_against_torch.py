@@ -77,6 +77,12 @@ MAPPED = {
     "einsum": lambda equation, tensors: torch.einsum(equation, *tensors),
     "tensordot": lambda self, other, dims_self, dims_other:
         torch.tensordot(self, other, dims=(list(dims_self), list(dims_other))),
+    # the factor's unread triangle: torch's gradient formula reads it, minigrad's does not
+    # (zero there); compared on factors with that triangle zero
+    "cholesky_solve": lambda self, input2, upper=False:
+        torch.cholesky_solve(self, input2.triu() if upper else input2.tril(), upper),
+    "cholesky_inverse": lambda self, upper=False:
+        torch.cholesky_inverse(self.triu() if upper else self.tril(), upper),
 }
 
 # entry -> why it is not compared with torch
