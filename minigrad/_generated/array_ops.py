@@ -1203,7 +1203,7 @@ def linalg_cholesky(A, *, upper=False):
 
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor"""
-    return cholesky_array(self, upper)
+    return cholesky_array(self, upper, "cholesky")
 
 
 def linalg_eigh(A, UPLO='L'):

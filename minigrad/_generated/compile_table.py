@@ -2028,7 +2028,7 @@ OPS = {
         'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2734,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'cholesky_array(self, upper)',
+        'cholesky_array(self, upper, "cholesky")',
         (CompileFormula('self', 'cholesky_backward(grad, result, upper)', 'F.cholesky_backward(grad, result, self._saved_upper)'), ),
         (), False, '',
         False, 'CholeskyBackward0',

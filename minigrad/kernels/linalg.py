@@ -275,6 +275,11 @@ def solve_is_vector(a_shape, b_shape):
 def solve_array(a, b, left=True):
     _square(a, "solve")
     vector = solve_is_vector(a.shape, b.shape)
+    n = a.shape[-1]
+    rows, cols = (b.shape[-1], 1) if vector else b.shape[-2:]
+    _require(rows == n if left or vector else cols == n,
+             f"linalg.solve: Incompatible shapes of A and B for the equation "
+             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rows}x{cols})")
     xp = xp_of(a, b)
     try:
         if left:
@@ -300,14 +305,14 @@ def _solve_batches(xp, a, b):
         return xp.linalg.solve(a, b)
 
 
-def cholesky_array(a, upper=False):
+def cholesky_array(a, upper=False, name="linalg.cholesky"):
     _square(a, "cholesky")
     xp = namespace_of(a)
     try:
         with _status_checked(xp):
             lower = xp.linalg.cholesky(a)
     except np.linalg.LinAlgError:
-        raise not_positive_definite_error("linalg.cholesky", cholesky_info(a)) from None
+        raise not_positive_definite_error(name, cholesky_info(a)) from None
     return lower.swapaxes(-1, -2).copy() if upper else lower
 
 

@@ -260,6 +260,8 @@ def test_ex_variants_report_info():
     lambda lib: lib.linalg.cholesky(-lib.eye(2)),
     lambda lib: lib.linalg.cholesky(lib.tensor([[4.0, 2, 0], [2, 1, 0], [0, 0, 1]]).expand(2, 3, 3)),
     lambda lib: lib.linalg.matrix_power(lib.zeros(2, 2), -1),
+    lambda lib: lib.inverse(lib.zeros(2, 2)),
+    lambda lib: lib.cholesky(-lib.eye(2)),
     lambda lib: lib.linalg.tensorinv(lib.zeros(4, 2, 2), ind=1),
     lambda lib: lib.linalg.tensorsolve(lib.zeros(4, 2, 2), lib.ones(4)),
     lambda lib: lib.cholesky_inverse(lib.tensor([[1.0, 0], [5, 0]]).expand(3, 2, 2)),
@@ -269,11 +271,15 @@ def test_singular_inputs_raise_linalg_error(build):
 
 
 @pytest.mark.parametrize("build", [
+    lambda lib: lib.linalg.solve(lib.eye(2), lib.ones(3)),
+    lambda lib: lib.linalg.solve(lib.eye(2), lib.ones(3), left=False),
+    lambda lib: lib.linalg.solve(lib.eye(2), lib.ones(2, 3), left=False),
+    lambda lib: lib.linalg.solve(lib.eye(2).expand(4, 2, 2), lib.ones(4, 3)),
     lambda lib: lib.linalg.inv_ex(lib.ones(2, 3)),
     lambda lib: lib.linalg.cholesky_ex(lib.ones(2, 2, dtype=lib.int64)),
     lambda lib: lib.linalg.solve_ex(lib.ones(2, 2, dtype=lib.int64), lib.ones(2)),
 ])
-def test_ex_variant_errors(build):
+def test_shape_and_dtype_errors(build):
     assert_same_error(build, torch)
 
 
