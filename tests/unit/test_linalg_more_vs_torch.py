@@ -471,3 +471,44 @@ def test_eig_says_why_it_is_missing():
     for name in ("eig", "eigvals"):
         with pytest.raises(NotImplementedError, match="complex"):
             getattr(mg.linalg, name)(mg.ones(2, 2))
+
+
+# ------------------------------------------------------------------ on a device
+DEVICE_CALLS = {
+    "lu_solve": lambda A, B: mg.linalg.lu_solve(*mg.linalg.lu_factor(A), B),
+    "lu": lambda A, B: mg.linalg.lu(A).U,
+    "lstsq": lambda A, B: mg.linalg.lstsq(A, B, driver="gelsd").solution,
+    "matrix_exp": lambda A, B: mg.linalg.matrix_exp(A),
+    "cond": lambda A, B: mg.linalg.cond(A),
+    "householder_product": lambda A, B: mg.linalg.householder_product(A, A[..., 0, :2]),
+    "inv_ex": lambda A, B: mg.linalg.inv_ex(A).inverse,
+    "cholesky_ex": lambda A, B: mg.linalg.cholesky_ex(A @ A.mT).L,
+    "cholesky_solve": lambda A, B: mg.cholesky_solve(B, A),
+    "cholesky_inverse": lambda A, B: mg.cholesky_inverse(A),
+    "cov": lambda A, B: mg.cov(A[0]),
+    "addbmm": lambda A, B: mg.addbmm(A[0], A, A),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEVICE_CALLS))
+def test_runs_on_a_device_as_on_the_cpu(fake_gpu, name):
+    """The kernels ask their inputs for their array library: values and gradients on the
+    GPU (the fake one on CPU CI) are the CPU's."""
+    a = spectrum((2, 3, 3), [2.0, 1.0, 0.5]) + 2 * np.eye(3)
+    b = randn(2, 3, 2)
+    results = []
+    for device in ("cpu", "cuda"):
+        A = mg.tensor(a, device=device, requires_grad=True)
+        out = DEVICE_CALLS[name](A, mg.tensor(b, device=device))
+        (out * out).sum().backward()
+        assert out.device.type == device and A.grad.device.type == device
+        results.append((out.detach().cpu().numpy(), A.grad.cpu().numpy()))
+    for cpu, gpu in zip(*results):
+        np.testing.assert_allclose(gpu, cpu, rtol=1e-9, atol=1e-10)
+
+
+def test_singular_errors_on_a_device(fake_gpu):
+    with pytest.raises(mg.linalg.LinAlgError, match="diagonal element 1 is zero"):
+        mg.linalg.inv(mg.zeros(2, 2, device="cuda"))
+    with pytest.raises(RuntimeError, match=r"U\[1,1\] is zero"):
+        mg.linalg.lu_factor(mg.zeros(2, 2, device="cuda"))
