@@ -295,6 +295,14 @@ def test_cond(p):
         check(lambda lib, A: lib.linalg.cond(A.detach(), p), matrix)
 
 
+@pytest.mark.parametrize("p", ["fro", math.inf, -math.inf, 1, -1])
+def test_cond_gradient_where_torch_has_none(p):
+    """docs/divergences.md, cond-backward: finite differences, first and second order."""
+    A = mg.tensor(spectrum((2, 3, 3), [3.0, 1.0, 0.5]), requires_grad=True)
+    assert mg.autograd.gradcheck(lambda A: mg.linalg.cond(A, p), (A,))
+    assert mg.autograd.gradgradcheck(lambda A: mg.linalg.cond(A, p), (A,))
+
+
 @pytest.mark.parametrize("build", [
     lambda lib: lib.linalg.cond(lib.ones(2, 3), p=1),
     lambda lib: lib.linalg.cond(lib.ones(2, 2), 3),
