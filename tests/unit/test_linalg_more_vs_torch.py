@@ -14,7 +14,8 @@ from tests.same_error import assert_same_error
 torch = pytest.importorskip("torch")
 
 pytestmark = [pytest.mark.filterwarnings(r"ignore:torch\.chain_matmul is deprecated"),
-              pytest.mark.filterwarnings(r"ignore:cov\(\)")]
+              pytest.mark.filterwarnings(r"ignore:cov\(\)"),
+              pytest.mark.filterwarnings(r"ignore:torch\.cholesky is deprecated")]
 
 RNG = np.random.default_rng(0)
 
