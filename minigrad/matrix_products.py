@@ -84,6 +84,26 @@ def ger(input, vec2):
     return _F.outer(input, vec2)
 
 
-for _name in __all__:
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """In place: self = addr(self, vec1, vec2), which must keep self's shape."""
+    if self.dim() != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
+    return self.copy_(_in_place_result(self, addr(self, vec1, vec2, beta=beta, alpha=alpha)))
+
+
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """In place: self = addbmm(self, batch1, batch2), which must keep self's shape."""
+    return self.copy_(_in_place_result(self, addbmm(self, batch1, batch2, beta=beta,
+                                                    alpha=alpha)))
+
+
+def _in_place_result(self, result):
+    if tuple(result.shape) != tuple(self.shape):
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast "
+                           f"shape {list(result.shape)}")
+    return result
+
+
+for _name in __all__ + ["addr_", "addbmm_"]:
     if _name != "chain_matmul" and not hasattr(Tensor, _name):
         setattr(Tensor, _name, globals()[_name])

@@ -422,6 +422,9 @@ def test_addr_addbmm_chain_matmul_ger():
           randn(4, 2, 5), randn(4, 5, 3))
     check(lambda lib, a, b1, b2: a.addbmm(b1, b2, beta=0), randn(3), randn(4, 2, 5),
           randn(4, 5, 3))
+    check(lambda lib, a, u, v: (a * 1).addr_(u, v, alpha=3.0), randn(2, 3), randn(2), randn(3))
+    check(lambda lib, a, b1, b2: (a * 1).addbmm_(b1, b2, beta=0.5), randn(2, 3), randn(4, 2, 5),
+          randn(4, 5, 3))
     check(lambda lib, a, b, c: lib.chain_matmul(a, b, c), randn(2, 3), randn(3, 4), randn(4, 2))
     check(lambda lib, a: lib.chain_matmul(a), randn(2, 3))
     check(lambda lib, u, v: u.ger(v), randn(2), randn(3))
@@ -436,6 +439,7 @@ def test_addr_addbmm_chain_matmul_ger():
     lambda lib: lib.addbmm(lib.ones(2, 3), lib.ones(4, 2, 5), lib.ones(4, 6, 3)),
     lambda lib: lib.addbmm(lib.ones(2, 3), lib.ones(2, 5), lib.ones(5, 3)),
     lambda lib: lib.addbmm(lib.ones(2, 3), lib.ones(4, 2, 5), lib.ones(4, 5, 3, dtype=lib.float64)),
+    lambda lib: lib.ones(3).addr_(lib.ones(2), lib.ones(3)),
     lambda lib: lib.chain_matmul(),
     lambda lib: lib.chain_matmul(lib.ones(2, 3), lib.ones(3)),
 ])
