@@ -491,10 +491,24 @@ def solve_triangular_array(a, b, upper, left=True, unitriangular=False):
     try:
         with _status_checked(xp):
             x = xp.linalg.solve(t, b)
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.solve_triangular: the triangular matrix has a zero on its "
-                           "diagonal (it is singular)") from None
+    except np.linalg.LinAlgError:  # a zero on the diagonal: no error in PyTorch (trsm)
+        x = _substitution(t, b, upper == left)
     return x.swapaxes(-1, -2).copy() if not left else x
+
+
+def _substitution(t, b, upper):
+    """T X = B by back (``upper``) or forward substitution, a row at a time, as BLAS's trsm:
+    a zero on T's diagonal gives inf and NaN (no error, as in PyTorch)."""
+    xp = namespace_of(t)
+    n = t.shape[-1]
+    x = xp.zeros(np.broadcast_shapes(t.shape[:-1], b.shape[:-2] + (n,)) + b.shape[-1:],
+                 dtype=np.result_type(t.dtype, b.dtype))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in (reversed(range(n)) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            known = xp.einsum("...k,...kj->...j", t[..., i, done], x[..., done, :])
+            x[..., i, :] = (b[..., i, :] - known) / t[..., i, i, None]
+    return x
 
 
 def vecdot_array(x, y, dim=-1):

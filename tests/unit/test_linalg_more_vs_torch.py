@@ -525,3 +525,16 @@ def test_singular_errors_on_a_device(fake_gpu):
         mg.linalg.inv(mg.zeros(2, 2, device="cuda"))
     with pytest.raises(RuntimeError, match=r"U\[1,1\] is zero"):
         mg.linalg.lu_factor(mg.zeros(2, 2, device="cuda"))
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+def test_solve_triangular_with_a_zero_on_the_diagonal_gives_inf_and_nan(upper, left):
+    """As PyTorch (BLAS's trsm does not check): no error."""
+    a = np.array([[[1.0, 2, 3], [0, 0, 1], [0, 0, 2]], [[0.0, 1, 1], [0, 1, 2], [0, 0, 3]]])
+    a = a if upper else np.swapaxes(a, -1, -2)
+    b = randn(2, 3, 2) if left else randn(2, 2, 3)
+    ours = mg.linalg.solve_triangular(mg.tensor(a), mg.tensor(b), upper=upper, left=left)
+    theirs = torch.linalg.solve_triangular(torch.tensor(a), torch.tensor(b), upper=upper,
+                                           left=left)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-12)
