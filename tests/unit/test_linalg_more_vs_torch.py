@@ -222,10 +222,11 @@ def test_lu_errors(build):
 
 def test_lu_factor_ex_reports_zero_pivots():
     singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 1.0], [1.0, 0.0]]])
-    ours = mg.linalg.lu_factor_ex(mg.tensor(singular))
-    theirs = torch.linalg.lu_factor_ex(torch.tensor(singular))
-    for o, t in zip(ours, theirs):
-        _close(o, t, 0, 0, "lu_factor_ex")
+    for a in (singular, np.zeros((2, 0, 0)), np.zeros((0, 3, 3)), np.zeros((3, 2))):
+        ours = mg.linalg.lu_factor_ex(mg.tensor(a))
+        theirs = torch.linalg.lu_factor_ex(torch.tensor(a))
+        for o, t in zip(ours, theirs):
+            _close(o, t, 0, 0, "lu_factor_ex")
 
 
 # ------------------------------------------------------------------ the _ex variants
