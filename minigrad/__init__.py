@@ -63,6 +63,9 @@ from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.
 from minigrad import _aliases  # noqa: E402
 _aliases.bind(globals())  # torch.absolute, x.gt_(y), torch.broadcast_tensors ...
 from minigrad import linalg, nn, special  # noqa: F401,E402
+from minigrad.linalg.composites import geqrf, lu_unpack  # noqa: F401,E402 - torch.geqrf, torch.lu_unpack
+from minigrad.matrix_products import addbmm, addr, chain_matmul, ger  # noqa: F401,E402 - and methods
+from minigrad.correlation import corrcoef, cov  # noqa: F401,E402 - and methods
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, testing, utils  # noqa: F401,E402
 from minigrad.amp import autocast  # noqa: F401,E402

@@ -18,9 +18,12 @@ from .functions import (  # noqa: F401
     linalg_vecdot as vecdot,
     linalg_multi_dot as multi_dot,
     linalg_matrix_power as matrix_power,
+    linalg_matrix_exp as matrix_exp,
+    linalg_lu_factor_ex as lu_factor_ex,
+    linalg_lstsq as lstsq,
     linalg_vector_norm as vector_norm,
     linalg_matrix_norm as matrix_norm,
     linalg_norm as norm,
 )
 
-__all__ = ["matmul", "cross", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "qr", "svd", "svdvals", "pinv", "solve_triangular", "vecdot", "multi_dot", "matrix_power", "vector_norm", "matrix_norm", "norm", ]
+__all__ = ["matmul", "cross", "inv", "det", "slogdet", "solve", "cholesky", "eigh", "eigvalsh", "qr", "svd", "svdvals", "pinv", "solve_triangular", "vecdot", "multi_dot", "matrix_power", "matrix_exp", "lu_factor_ex", "lstsq", "vector_norm", "matrix_norm", "norm", ]

@@ -1393,7 +1393,7 @@ def linalg_cholesky(A, *, upper=False):
 
 def cholesky(self, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor"""
-    return cholesky_array(self, upper)
+    return cholesky_array(self, upper, "cholesky")
 
 
 def linalg_eigh(A, UPLO='L'):
@@ -1464,6 +1464,36 @@ def linalg_matrix_power(A, n):
 def matrix_power(self, n):
     """matrix_power(Tensor self, int n) -> Tensor"""
     return matrix_power_array(self, n)
+
+
+def linalg_matrix_exp(A):
+    """linalg_matrix_exp(Tensor A) -> Tensor"""
+    return matrix_exp_array(A)
+
+
+def matrix_exp(self):
+    """matrix_exp(Tensor self) -> Tensor"""
+    return matrix_exp_array(self)
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)"""
+    return lu_factor_ex_array(A, pivot, check_errors)
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)"""
+    return lstsq_array(A, B, rcond, driver)
+
+
+def cholesky_solve(self, input2, upper=False):
+    """cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor"""
+    return cholesky_solve_array(self, input2, upper)
+
+
+def cholesky_inverse(self, upper=False):
+    """cholesky_inverse(Tensor self, bool upper=False) -> Tensor"""
+    return cholesky_inverse_array(self, upper)
 
 
 def norm_default(self, p='fro', dim=None, keepdim=False):

@@ -2370,7 +2370,7 @@ OPS = {
         'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 3164,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
-        'cholesky_array(self, upper)',
+        'cholesky_array(self, upper, "cholesky")',
         (CompileFormula('self', 'cholesky_backward(grad, result, upper)', 'F.cholesky_backward(grad, result, self._saved_upper)'), ),
         (), False, '',
         False, 'CholeskyBackward0',
@@ -2501,8 +2501,62 @@ OPS = {
         (), False, '',
         False, 'MatrixPowerBackward0',
         (), ()),
+    'linalg_matrix_exp': CompileOp(
+        'linalg_matrix_exp', 'linalg_matrix_exp(Tensor A) -> Tensor', 3334,
+        (CompileArg('A', 'Tensor', None, False, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'matrix_exp_array(A)',
+        (CompileFormula('A', 'matrix_exp_backward(grad, A)', 'F.matrix_exp_backward(grad, A)'), ),
+        (), False, '',
+        False, 'LinalgMatrixExpBackward0',
+        (), ()),
+    'matrix_exp': CompileOp(
+        'matrix_exp', 'matrix_exp(Tensor self) -> Tensor', 3345,
+        (CompileArg('self', 'Tensor', None, False, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'matrix_exp_array(self)',
+        (CompileFormula('self', 'matrix_exp_backward(grad, self)', 'F.matrix_exp_backward(grad, self_)'), ),
+        (), False, '',
+        False, 'MatrixExpBackward0',
+        (), ()),
+    'linalg_lu_factor_ex': CompileOp(
+        'linalg_lu_factor_ex', 'linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)', 3353,
+        (CompileArg('A', 'Tensor', None, False, False), CompileArg('pivot', 'bool', True, True, True), CompileArg('check_errors', 'bool', False, True, True), ),
+        (CompileOutput('LU', 'Tensor', True), CompileOutput('pivots', 'Tensor', False), CompileOutput('info', 'Tensor', False), ),
+        'lu_factor_ex_array(A, pivot, check_errors)',
+        (CompileFormula('A', 'lu_factor_ex_backward(grad_LU, LU, pivots, pivot)', 'F.lu_factor_ex_backward(grad_LU, LU, pivots, self._saved_pivot)'), ),
+        (), False, '',
+        False, 'LinalgLuFactorExBackward0',
+        (), ()),
+    'linalg_lstsq': CompileOp(
+        'linalg_lstsq', 'linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)', 3368,
+        (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('rcond', 'float?', None, True, False), CompileArg('driver', 'str?', None, True, True), ),
+        (CompileOutput('solution', 'Tensor', True), CompileOutput('residuals', 'Tensor', True), CompileOutput('rank', 'Tensor', False), CompileOutput('singular_values', 'Tensor', False), ),
+        'lstsq_array(A, B, rcond, driver)',
+        (CompileFormula('A', 'lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)', 'F.lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)'), CompileFormula('B', 'lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)', 'F.lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)'), ),
+        (), False, '',
+        True, 'LinalgLstsqBackward0',
+        (), ()),
+    'cholesky_solve': CompileOp(
+        'cholesky_solve', 'cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor', 3385,
+        (CompileArg('self', 'Tensor', None, False, False), CompileArg('input2', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'cholesky_solve_array(self, input2, upper)',
+        (CompileFormula('self', 'cholesky_solve_grad_self(grad, self.shape, input2, upper)', 'F.cholesky_solve_grad_self(grad, self._saved_self_shape, input2, self._saved_upper)'), CompileFormula('input2', 'cholesky_solve_grad_input2(grad, self, input2, result, upper)', 'F.cholesky_solve_grad_input2(grad, self_, input2, result, self._saved_upper)'), ),
+        (), False, '',
+        False, 'CholeskySolveBackward0',
+        (), ()),
+    'cholesky_inverse': CompileOp(
+        'cholesky_inverse', 'cholesky_inverse(Tensor self, bool upper=False) -> Tensor', 3394,
+        (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'cholesky_inverse_array(self, upper)',
+        (CompileFormula('self', 'cholesky_inverse_backward(grad, self, upper, result)', 'F.cholesky_inverse_backward(grad, self_, self._saved_upper, result)'), ),
+        (), False, '',
+        False, 'CholeskyInverseBackward0',
+        (), ()),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3335,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3409,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -2511,7 +2565,7 @@ OPS = {
         False, 'NormBackward0',
         (), ()),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3358,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3432,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -2520,7 +2574,7 @@ OPS = {
         False, 'NormBackward1',
         (), ()),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3366,
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3440,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vector_norm_array(vector_norm_input(x, dtype), ord, dim, keepdim)',
@@ -2529,7 +2583,7 @@ OPS = {
         False, 'LinalgVectorNormBackward0',
         (), ()),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3389,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3463,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2538,7 +2592,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward0',
         (), ()),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3405,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3479,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2547,7 +2601,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward1',
         (), ()),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3418,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3492,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2556,7 +2610,7 @@ OPS = {
         False, 'LinalgNormBackward0',
         (), ()),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3431,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3505,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2565,7 +2619,7 @@ OPS = {
         False, 'LinalgNormBackward1',
         (), ()),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 3448,
+        'relu', 'relu(Tensor self) -> Tensor', 3522,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -2574,7 +2628,7 @@ OPS = {
         False, 'ReluBackward0',
         (), ()),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3465,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3539,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)',
@@ -2583,7 +2637,7 @@ OPS = {
         False, 'SoftmaxBackward0',
         (), ()),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3477,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3551,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)',
@@ -2592,7 +2646,7 @@ OPS = {
         False, 'LogSoftmaxBackward0',
         (), ()),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3488,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3562,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -2601,7 +2655,7 @@ OPS = {
         False, 'LeakyReluBackward0',
         (), ()),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3503,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3577,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -2610,7 +2664,7 @@ OPS = {
         False, 'EluBackward0',
         (), ()),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 3514,
+        'selu', 'selu(Tensor input) -> Tensor', 3588,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -2619,7 +2673,7 @@ OPS = {
         False, 'SeluBackward0',
         (), ()),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3524,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3598,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -2628,7 +2682,7 @@ OPS = {
         False, 'NormalCdfBackward0',
         (), ()),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3531,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3605,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2637,7 +2691,7 @@ OPS = {
         False, 'GeluBackward0',
         (), ()),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 3543,
+        'silu', 'silu(Tensor input) -> Tensor', 3617,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2646,7 +2700,7 @@ OPS = {
         False, 'SiluBackward0',
         (), ()),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3551,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3625,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2655,7 +2709,7 @@ OPS = {
         False, 'SoftplusBackward0',
         (), ()),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 3563,
+        'mish', 'mish(Tensor input) -> Tensor', 3637,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2664,7 +2718,7 @@ OPS = {
         False, 'MishBackward0',
         (), ()),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3571,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3645,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
@@ -2673,7 +2727,7 @@ OPS = {
         False, 'HardtanhBackward0',
         (), ()),
     '_standard_gamma_grad': CompileOp(
-        '_standard_gamma_grad', '_standard_gamma_grad(Tensor self, Tensor output) -> Tensor', 3594,
+        '_standard_gamma_grad', '_standard_gamma_grad(Tensor self, Tensor output) -> Tensor', 3668,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('output', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'standard_gamma_grad_array(self, output)',
@@ -2682,7 +2736,7 @@ OPS = {
         False, 'StandardGammaGradBackward0',
         (), ()),
     '_standard_gamma_icdf': CompileOp(
-        '_standard_gamma_icdf', '_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor', 3603,
+        '_standard_gamma_icdf', '_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor', 3677,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('q', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'standard_gamma_icdf_array(self, q)',
@@ -2691,7 +2745,7 @@ OPS = {
         False, 'StandardGammaIcdfBackward0',
         (), ()),
     '_dirichlet_grad': CompileOp(
-        '_dirichlet_grad', '_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor', 3616,
+        '_dirichlet_grad', '_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor', 3690,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('alpha', 'Tensor', None, False, False), CompileArg('total', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dirichlet_grad_array(x, alpha, total)',
@@ -2700,7 +2754,7 @@ OPS = {
         False, 'DirichletGradBackward0',
         (), ()),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3627,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3701,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2709,7 +2763,7 @@ OPS = {
         False, 'HardsigmoidBackward0',
         (), ()),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3636,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3710,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2718,7 +2772,7 @@ OPS = {
         False, 'HardswishBackward0',
         (), ()),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3645,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3719,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2727,7 +2781,7 @@ OPS = {
         False, 'LogsigmoidBackward0',
         (), ()),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3655,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3729,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2736,7 +2790,7 @@ OPS = {
         False, 'MaskedScaleBackward0',
         (), ()),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3671,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3745,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2745,7 +2799,7 @@ OPS = {
         False, 'LinearBackward0',
         (), ()),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3689,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3763,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2754,7 +2808,7 @@ OPS = {
         True, 'LstmCellBackward0',
         (), ()),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3706,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3780,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2763,7 +2817,7 @@ OPS = {
         True, 'LstmLayerBackward0',
         (), ()),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3716,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3790,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2772,7 +2826,7 @@ OPS = {
         False, 'GruCellBackward0',
         (), ()),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3730,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3804,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2781,7 +2835,7 @@ OPS = {
         False, 'LayerNormBackward0',
         (), ()),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3749,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3823,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2790,7 +2844,7 @@ OPS = {
         False, 'RmsNormBackward0',
         (), ()),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3764,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3838,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -2799,7 +2853,7 @@ OPS = {
         False, 'BatchNormTrainingBackward0',
         (), ()),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3777,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3851,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -2808,7 +2862,7 @@ OPS = {
         False, 'GroupNormBackward0',
         (), ()),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3794,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3868,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -2817,7 +2871,7 @@ OPS = {
         False, 'CrossEntropyBackward0',
         (), ()),
     'one_hot': CompileOp(
-        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3823,
+        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3897,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('num_classes', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'one_hot_array(self, num_classes)',
@@ -2826,7 +2880,7 @@ OPS = {
         False, 'OneHotBackward0',
         (), ()),
     'nll_loss': CompileOp(
-        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3835,
+        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3909,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nll_loss_array(self, target, weight, ignore_index, reduction)',
@@ -2835,7 +2889,7 @@ OPS = {
         False, 'NllLossBackward0',
         (), ()),
     'binary_cross_entropy_elements': CompileOp(
-        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3857,
+        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3931,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'binary_cross_entropy_array(self, target)',
@@ -2844,7 +2898,7 @@ OPS = {
         False, 'BinaryCrossEntropyElementsBackward0',
         (), ()),
     '_ctc_loss': CompileOp(
-        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3875,
+        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3949,
         (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
         (CompileOutput('neg_log_likelihood', 'Tensor', True), CompileOutput('log_alpha', 'Tensor', False), ),
         'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
@@ -2853,7 +2907,7 @@ OPS = {
         False, 'CtcLossBackward0',
         (), ()),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3902,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3976,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2862,7 +2916,7 @@ OPS = {
         False, 'Conv1dBackward0',
         (), ()),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3918,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3992,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2871,7 +2925,7 @@ OPS = {
         False, 'Conv1dBackward1',
         (), ()),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3932,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4006,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2880,7 +2934,7 @@ OPS = {
         False, 'Conv2dBackward0',
         (), ()),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3949,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4023,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2889,7 +2943,7 @@ OPS = {
         False, 'Conv2dBackward1',
         (), ()),
     'conv3d_default': CompileOp(
-        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3963,
+        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4037,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2898,7 +2952,7 @@ OPS = {
         False, 'Conv3dBackward0',
         (), ()),
     'conv3d_padding': CompileOp(
-        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3978,
+        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4052,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2907,7 +2961,7 @@ OPS = {
         False, 'Conv3dBackward1',
         (), ()),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3991,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4065,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2916,7 +2970,7 @@ OPS = {
         False, 'ConvTranspose1dBackward0',
         (), ()),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4004,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4078,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2925,7 +2979,7 @@ OPS = {
         False, 'ConvTranspose2dBackward0',
         (), ()),
     'conv_transpose3d': CompileOp(
-        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4019,
+        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4093,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
@@ -2934,7 +2988,7 @@ OPS = {
         False, 'ConvTranspose3dBackward0',
         (), ()),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 4034,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 4108,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2943,7 +2997,7 @@ OPS = {
         False, 'ConvolutionBackwardWeightBackward0',
         (), ()),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4050,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4124,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2952,7 +3006,7 @@ OPS = {
         False, 'MaxPool1dWithIndicesBackward0',
         (), ()),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4061,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4135,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2961,7 +3015,7 @@ OPS = {
         False, 'MaxPool1dBackward0',
         (), ()),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4071,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4145,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2970,7 +3024,7 @@ OPS = {
         False, 'MaxPool2dWithIndicesBackward0',
         (), ()),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4085,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4159,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2979,7 +3033,7 @@ OPS = {
         False, 'MaxPool2dBackward0',
         (), ()),
     'max_pool3d_with_indices': CompileOp(
-        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4096,
+        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4170,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2988,7 +3042,7 @@ OPS = {
         False, 'MaxPool3dWithIndicesBackward0',
         (), ()),
     'max_pool3d': CompileOp(
-        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4109,
+        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4183,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2997,7 +3051,7 @@ OPS = {
         False, 'MaxPool3dBackward0',
         (), ()),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 4120,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 4194,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -3006,7 +3060,7 @@ OPS = {
         False, 'AvgPool1dBackward0',
         (), ()),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4131,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4205,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -3015,7 +3069,7 @@ OPS = {
         False, 'AvgPool2dBackward0',
         (), ()),
     'avg_pool3d': CompileOp(
-        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4146,
+        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4220,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
@@ -3024,7 +3078,7 @@ OPS = {
         False, 'AvgPool3dBackward0',
         (), ()),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 4159,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 4233,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -3033,7 +3087,7 @@ OPS = {
         False, 'AvgPoolBackwardBackward0',
         (), ()),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 4173,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 4247,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -3042,7 +3096,7 @@ OPS = {
         False, 'AdaptiveAvgPool1dBackward0',
         (), ()),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 4183,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 4257,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -3051,7 +3105,7 @@ OPS = {
         False, 'AdaptiveAvgPool2dBackward0',
         (), ()),
     'adaptive_avg_pool3d': CompileOp(
-        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 4195,
+        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 4269,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 3)',
@@ -3060,7 +3114,7 @@ OPS = {
         False, 'AdaptiveAvgPool3dBackward0',
         (), ()),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 4208,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 4282,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -3069,7 +3123,7 @@ OPS = {
         False, 'PadBackward0',
         (), ()),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 4223,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 4297,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -3078,7 +3132,7 @@ OPS = {
         False, 'PadBackwardBackward0',
         (), ()),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 4236,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 4310,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

@@ -81,6 +81,10 @@ return_types_svd = namedtuple("svd", ('U', 'S', 'V'))
 
 return_types_qr = namedtuple("qr", ('Q', 'R'))
 
+return_types_linalg_lu_factor_ex = namedtuple("linalg_lu_factor_ex", ('LU', 'pivots', 'info'))
+
+return_types_linalg_lstsq = namedtuple("linalg_lstsq", ('solution', 'residuals', 'rank', 'singular_values'))
+
 return_types__lstm_cell = namedtuple("_lstm_cell", ('hy', 'cy'))
 
 return_types__lstm_layer = namedtuple("_lstm_layer", ('output', 'cells', 'activations'))
@@ -13014,10 +13018,298 @@ def matrix_power(input, n):
     return result
 
 
+def linalg_matrix_exp(A):
+    """linalg_matrix_exp(Tensor A) -> Tensor
+
+    Derivatives (derivatives.yaml:3334):
+        A: matrix_exp_backward(grad, A)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_matrix_exp(A)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.linalg_matrix_exp, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "linalg_matrix_exp", data_of(A)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if A_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgMatrixExpBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(A)  # for the engine's gradient check
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
+def matrix_exp(input):
+    """matrix_exp(Tensor self) -> Tensor
+
+    Derivatives (derivatives.yaml:3345):
+        self: matrix_exp_backward(grad, self)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.matrix_exp(input)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.matrix_exp, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)))
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "matrix_exp", data_of(self)) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(MatrixExpBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    return result
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+
+    Derivatives (derivatives.yaml:3353):
+        A: lu_factor_ex_backward(grad_LU, LU, pivots, pivot)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        LU_out, pivots_out, info_out = quiet.run(array_ops.linalg_lu_factor_ex, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), pivot=pivot, check_errors=check_errors)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "linalg_lu_factor_ex", data_of(A), pivot=pivot, check_errors=check_errors) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types_linalg_lu_factor_ex(wrap(LU_out), wrap(pivots_out), wrap(info_out))
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    if A_edge is NO_EDGE:
+        return return_types_linalg_lu_factor_ex(wrap(LU_out), wrap(pivots_out), wrap(info_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgLuFactorExBackward0)
+    node.next_functions = (A_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(A)  # for the engine's gradient check
+    node._saved_pivot = pivot
+    LU = wrap(LU_out, node, 0)
+    pivots = wrap(pivots_out)
+    info = wrap(info_out)
+    node._raw_saved_LU = save(LU, is_output=True)
+    node._raw_saved_pivots = save(pivots, is_output=False)
+    return return_types_linalg_lu_factor_ex(LU, pivots, info)
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+
+    Derivatives (derivatives.yaml:3368):
+        A: lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
+        B: lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.linalg_lstsq(A, B, rcond, driver=driver)
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        solution_out, residuals_out, rank_out, singular_values_out = quiet.run(array_ops.linalg_lstsq, (A._data if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else A._data if A.__class__ is Parameter else data_of(A)), (B._data if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else B._data if B.__class__ is Parameter else data_of(B)), rcond, driver=driver)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(A, B)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            A, B = moved
+            return linalg_lstsq(A, B, rcond, driver=driver)
+        raise translate(exc, "linalg_lstsq", data_of(A), data_of(B), rcond, driver=driver) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return return_types_linalg_lstsq(wrap(solution_out), wrap(residuals_out), wrap(rank_out), wrap(singular_values_out))
+    A_edge = ((A.grad_fn, A._output_nr) if A.grad_fn is not None else (accumulator_of(A), 0) if A._requires_grad else NO_EDGE) if A.__class__ is Tensor else NO_EDGE if A.__class__ in PY_NUMBERS else edge_of(A)
+    B_edge = ((B.grad_fn, B._output_nr) if B.grad_fn is not None else (accumulator_of(B), 0) if B._requires_grad else NO_EDGE) if B.__class__ is Tensor else NO_EDGE if B.__class__ in PY_NUMBERS else edge_of(B)
+    if A_edge is NO_EDGE and B_edge is NO_EDGE:
+        return return_types_linalg_lstsq(wrap(solution_out), wrap(residuals_out), wrap(rank_out), wrap(singular_values_out))
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(LinalgLstsqBackward0)
+    node.next_functions = (A_edge, B_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(A, B)  # for the engine's gradient check
+    node._raw_saved_A = save_tensor(A) if A.__class__ is Tensor else A if A.__class__ in PY_NUMBERS else save_tensor(A) if A.__class__ is Parameter else save(A)
+    node._raw_saved_B = save_tensor(B) if B.__class__ is Tensor else B if B.__class__ in PY_NUMBERS else save_tensor(B) if B.__class__ is Parameter else save(B)
+    solution = wrap(solution_out, node, 0)
+    residuals = wrap(residuals_out, node, 1)
+    rank = wrap(rank_out)
+    singular_values = wrap(singular_values_out)
+    node._saved_output_meta = output_meta((solution_out, residuals_out, rank_out, singular_values_out))
+    node._raw_saved_solution = save(solution, is_output=True)
+    return return_types_linalg_lstsq(solution, residuals, rank, singular_values)
+
+
+def cholesky_solve(input, input2, upper=False):
+    """cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:3385):
+        self: cholesky_solve_grad_self(grad, self.shape, input2, upper)
+        input2: cholesky_solve_grad_input2(grad, self, input2, result, upper)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cholesky_solve(input, input2, upper)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.cholesky_solve, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), (input2._data if input2.__class__ is Tensor else input2 if input2.__class__ in PY_NUMBERS else input2._data if input2.__class__ is Parameter else data_of(input2)), upper)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        moved = cpu_scalars_moved(self, input2)
+        if moved is not None:  # 0-d CPU tensors with GPU ones: allowed, as in PyTorch
+            self, input2 = moved
+            return cholesky_solve(self, input2, upper)
+        raise translate(exc, "cholesky_solve", data_of(self), data_of(input2), upper) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    input2_edge = ((input2.grad_fn, input2._output_nr) if input2.grad_fn is not None else (accumulator_of(input2), 0) if input2._requires_grad else NO_EDGE) if input2.__class__ is Tensor else NO_EDGE if input2.__class__ in PY_NUMBERS else edge_of(input2)
+    if self_edge is NO_EDGE and input2_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CholeskySolveBackward0)
+    node.next_functions = (self_edge, input2_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self, input2)  # for the engine's gradient check
+    needs_self = self_edge is not NO_EDGE
+    needs_input2 = input2_edge is not NO_EDGE
+    node._raw_saved_input2 = save_tensor(input2) if input2.__class__ is Tensor else input2 if input2.__class__ in PY_NUMBERS else save_tensor(input2) if input2.__class__ is Parameter else save(input2)
+    if needs_input2:
+        node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    if needs_self:
+        node._saved_self_shape = self._data.shape
+    node._saved_upper = upper
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    if isinstance(input2, Tensor):
+        node._raw_saved_result = save_tensor(result, True)
+    return result
+
+
+def cholesky_inverse(input, upper=False):
+    """cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+
+    Derivatives (derivatives.yaml:3394):
+        self: cholesky_inverse_backward(grad, self, upper, result)
+    """
+    if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
+        return jvps.cholesky_inverse(input, upper)
+    self = input  # the schema's `self`; torch's Python API names it `input`
+    quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
+    try:  # numpy's refusals (shapes, dims) become PyTorch's errors (numpy_errors.py)
+        out = quiet.run(array_ops.cholesky_inverse, (self._data if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else self._data if self.__class__ is Parameter else data_of(self)), upper)
+    except (ValueError, IndexError, TypeError) as exc:  # TypeError: an array library refused another's
+        raise translate(exc, "cholesky_inverse", data_of(self), upper) from None
+    if grad_off_threads and not grad_flags.enabled:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    self_edge = ((self.grad_fn, self._output_nr) if self.grad_fn is not None else (accumulator_of(self), 0) if self._requires_grad else NO_EDGE) if self.__class__ is Tensor else NO_EDGE if self.__class__ in PY_NUMBERS else edge_of(self)
+    if self_edge is NO_EDGE:
+        return _init(_new(Tensor), out if out.__class__ is _ndarray else _as_array(out))  # (wrap's work: a frame less)
+    # Node.__init__'s work (node.init_node), done here: in one function per node class
+    # CPython specializes these stores (slots), in init_node it cannot (every class)
+    node = _new(CholeskyInverseBackward0)
+    node.next_functions = (self_edge,)
+    node._sequence_nr = next(node_sequence)
+    node._released = False
+    node._consumed = 0
+    node._extras = None
+    if anomaly_used.on and anomaly_flags.enabled:
+        record_anomaly(node)  # the forward stack, for errors in this node's backward
+    record_shapes(self)  # for the engine's gradient check
+    node._raw_saved_self = save_tensor(self) if self.__class__ is Tensor else self if self.__class__ in PY_NUMBERS else save_tensor(self) if self.__class__ is Parameter else save(self)
+    node._saved_upper = upper
+    if out.__class__ is not _ndarray:
+        out = _as_array(out)
+    node._output_dtype = out_dtype = out.dtype  # for the engine's gradient check (not in _init: here CPython specializes the store)
+    # Tensor's _init (_tensor.py), done here as the node's is: a frame less per op
+    result = _new(Tensor)
+    result._data = out
+    result._grad = None
+    result.grad_fn = node
+    result._requires_grad = True
+    result._output_nr = 0
+    result._version_counter = [0]
+    result._base = None
+    result._extras = {"inference": True} if inference_used.on and grad_flags.inference else None
+    node._raw_saved_result = save_tensor(result, True)
+    return result
+
+
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3335):
+    Derivatives (derivatives.yaml:3409):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13067,7 +13359,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3358):
+    Derivatives (derivatives.yaml:3432):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13118,7 +13410,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3366):
+    Derivatives (derivatives.yaml:3440):
         x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13169,7 +13461,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3389):
+    Derivatives (derivatives.yaml:3463):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13221,7 +13513,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3405):
+    Derivatives (derivatives.yaml:3479):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13273,7 +13565,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3418):
+    Derivatives (derivatives.yaml:3492):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13323,7 +13615,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3431):
+    Derivatives (derivatives.yaml:3505):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13373,7 +13665,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3448):
+    Derivatives (derivatives.yaml:3522):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13424,7 +13716,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3465):
+    Derivatives (derivatives.yaml:3539):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13473,7 +13765,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3477):
+    Derivatives (derivatives.yaml:3551):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13522,7 +13814,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:3488):
+    Derivatives (derivatives.yaml:3562):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13573,7 +13865,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3503):
+    Derivatives (derivatives.yaml:3577):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13622,7 +13914,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3514):
+    Derivatives (derivatives.yaml:3588):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13670,7 +13962,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3524):
+    Derivatives (derivatives.yaml:3598):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13717,7 +14009,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3531):
+    Derivatives (derivatives.yaml:3605):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13766,7 +14058,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3543):
+    Derivatives (derivatives.yaml:3617):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13814,7 +14106,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3551):
+    Derivatives (derivatives.yaml:3625):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13864,7 +14156,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3563):
+    Derivatives (derivatives.yaml:3637):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13914,7 +14206,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3571):
+    Derivatives (derivatives.yaml:3645):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13966,7 +14258,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def _standard_gamma_grad(input, output):
     """_standard_gamma_grad(Tensor self, Tensor output) -> Tensor
 
-    Derivatives (derivatives.yaml:3594):
+    Derivatives (derivatives.yaml:3668):
         self: non_differentiable
         output: non_differentiable
     """
@@ -13986,7 +14278,7 @@ def _standard_gamma_grad(input, output):
 def _standard_gamma_icdf(input, q):
     """_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor
 
-    Derivatives (derivatives.yaml:3603):
+    Derivatives (derivatives.yaml:3677):
         self: grad * _standard_gamma_grad(self, result)
         q: non_differentiable
     """
@@ -14039,7 +14331,7 @@ def _standard_gamma_icdf(input, q):
 def _dirichlet_grad(x, alpha, total):
     """_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor
 
-    Derivatives (derivatives.yaml:3616):
+    Derivatives (derivatives.yaml:3690):
         x: non_differentiable
         alpha: non_differentiable
         total: non_differentiable
@@ -14059,7 +14351,7 @@ def _dirichlet_grad(x, alpha, total):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3627):
+    Derivatives (derivatives.yaml:3701):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14109,7 +14401,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3636):
+    Derivatives (derivatives.yaml:3710):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14157,7 +14449,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3645):
+    Derivatives (derivatives.yaml:3719):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14207,7 +14499,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3655):
+    Derivatives (derivatives.yaml:3729):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -14262,7 +14554,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3671):
+    Derivatives (derivatives.yaml:3745):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -14327,7 +14619,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3689):
+    Derivatives (derivatives.yaml:3763):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -14373,7 +14665,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3706):
+    Derivatives (derivatives.yaml:3780):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14414,7 +14706,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3716):
+    Derivatives (derivatives.yaml:3790):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -14473,7 +14765,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3730):
+    Derivatives (derivatives.yaml:3804):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -14539,7 +14831,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3749):
+    Derivatives (derivatives.yaml:3823):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -14598,7 +14890,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3764):
+    Derivatives (derivatives.yaml:3838):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -14658,7 +14950,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3777):
+    Derivatives (derivatives.yaml:3851):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -14721,7 +15013,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3794):
+    Derivatives (derivatives.yaml:3868):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -14783,7 +15075,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:3823):
+    Derivatives (derivatives.yaml:3897):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -14798,7 +15090,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:3835):
+    Derivatives (derivatives.yaml:3909):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -14855,7 +15147,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:3857):
+    Derivatives (derivatives.yaml:3931):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -14911,7 +15203,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:3875):
+    Derivatives (derivatives.yaml:3949):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -14958,7 +15250,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3902):
+    Derivatives (derivatives.yaml:3976):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15028,7 +15320,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3918):
+    Derivatives (derivatives.yaml:3992):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15098,7 +15390,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3932):
+    Derivatives (derivatives.yaml:4006):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15168,7 +15460,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3949):
+    Derivatives (derivatives.yaml:4023):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15238,7 +15530,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3963):
+    Derivatives (derivatives.yaml:4037):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15308,7 +15600,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3978):
+    Derivatives (derivatives.yaml:4052):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15378,7 +15670,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3991):
+    Derivatives (derivatives.yaml:4065):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15446,7 +15738,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4004):
+    Derivatives (derivatives.yaml:4078):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15514,7 +15806,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4019):
+    Derivatives (derivatives.yaml:4093):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15584,7 +15876,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:4034):
+    Derivatives (derivatives.yaml:4108):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -15647,7 +15939,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:4050):
+    Derivatives (derivatives.yaml:4124):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15683,7 +15975,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4061):
+    Derivatives (derivatives.yaml:4135):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15737,7 +16029,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:4071):
+    Derivatives (derivatives.yaml:4145):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15773,7 +16065,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4085):
+    Derivatives (derivatives.yaml:4159):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15827,7 +16119,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:4096):
+    Derivatives (derivatives.yaml:4170):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15865,7 +16157,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4109):
+    Derivatives (derivatives.yaml:4183):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15919,7 +16211,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:4120):
+    Derivatives (derivatives.yaml:4194):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15972,7 +16264,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:4131):
+    Derivatives (derivatives.yaml:4205):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16026,7 +16318,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:4146):
+    Derivatives (derivatives.yaml:4220):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16080,7 +16372,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:4159):
+    Derivatives (derivatives.yaml:4233):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16131,7 +16423,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:4173):
+    Derivatives (derivatives.yaml:4247):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16177,7 +16469,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:4183):
+    Derivatives (derivatives.yaml:4257):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16223,7 +16515,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:4195):
+    Derivatives (derivatives.yaml:4269):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16269,7 +16561,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:4208):
+    Derivatives (derivatives.yaml:4282):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16317,7 +16609,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:4223):
+    Derivatives (derivatives.yaml:4297):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16364,7 +16656,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4236):
+    Derivatives (derivatives.yaml:4310):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -4845,8 +4845,121 @@ def matrix_power(input, n):
     return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3325, 'matrix_power_jvp(self, self_t, n)'))
 
 
+def linalg_matrix_exp(A):
+    """Forward derivative of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:3334).
+
+        result: matrix_exp_jvp(A, A_t)
+    """
+    A_t = tangent_of(A)
+    with PAUSED:
+        out = functions.linalg_matrix_exp(A)
+        if A_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if A_t is not None:
+            result_t = add_term(result_t, F.matrix_exp_jvp(A, A_t))
+    return attach(result, result_t, ('linalg_matrix_exp', 'derivatives.yaml', 3337, 'matrix_exp_jvp(A, A_t)'))
+
+
+def matrix_exp(input):
+    """Forward derivative of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:3345).
+
+        result: matrix_exp_jvp(self, self_t)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.matrix_exp(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.matrix_exp_jvp(self_, self_t))
+    return attach(result, result_t, ('matrix_exp', 'derivatives.yaml', 3348, 'matrix_exp_jvp(self, self_t)'))
+
+
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """Forward derivative of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:3353).
+
+        LU: pick(via_backward('linalg_lu_factor_ex', [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0)  (via_backward)
+    """
+    A_t = tangent_of(A)
+    with PAUSED:
+        out = functions.linalg_lu_factor_ex(A, pivot=pivot, check_errors=check_errors)
+        if A_t is None:
+            return out
+        LU, pivots, info = out
+        F = formulas(OPS)
+        LU_t = None
+        if A_t is not None:
+            LU_t = add_term(LU_t, F.pick(F.via_backward(OPS.linalg_lu_factor_ex, [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0))
+    return out._make((attach(LU, LU_t, ('linalg_lu_factor_ex (via_backward)', 'derivatives.yaml', 3356, "pick(via_backward('linalg_lu_factor_ex', [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0)")), pivots, info,))
+
+
+def linalg_lstsq(A, B, rcond=None, *, driver=None):
+    """Forward derivative of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:3368).
+
+        solution, residuals: lstsq_jvp(A, B, A_t, B_t, solution, residuals)
+    """
+    A_t = tangent_of(A)
+    B_t = tangent_of(B)
+    with PAUSED:
+        out = functions.linalg_lstsq(A, B, rcond, driver=driver)
+        if A_t is None and B_t is None:
+            return out
+        solution, residuals, rank, singular_values = out
+        F = formulas(OPS)
+        solution_t = residuals_t = None
+        if A_t is not None or B_t is not None:
+            solution_t, residuals_t = F.lstsq_jvp(A, B, or_zeros(A_t, A), or_zeros(B_t, B), solution, residuals)
+    return out._make((attach(solution, solution_t, ('linalg_lstsq', 'derivatives.yaml', 3372, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), attach(residuals, residuals_t, ('linalg_lstsq', 'derivatives.yaml', 3372, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), rank, singular_values,))
+
+
+def cholesky_solve(input, input2, upper=False):
+    """Forward derivative of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:3385).
+
+        result: via_backward('cholesky_solve', [self, input2, upper], {}, [self_t, input2_t])  (via_backward)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    input2_t = tangent_of(input2)
+    with PAUSED:
+        out = functions.cholesky_solve(input, input2, upper)
+        if self_t is None and input2_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if input2_t is not None or self_t is not None:
+            result_t = add_term(result_t, F.via_backward(OPS.cholesky_solve, [self_, input2, upper], {}, [self_t, input2_t]))
+    return attach(result, result_t, ('cholesky_solve (via_backward)', 'derivatives.yaml', 3389, "via_backward('cholesky_solve', [self, input2, upper], {}, [self_t, input2_t])"))
+
+
+def cholesky_inverse(input, upper=False):
+    """Forward derivative of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3394).
+
+        result: via_backward('cholesky_inverse', [self, upper], {}, [self_t])  (via_backward)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.cholesky_inverse(input, upper)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.via_backward(OPS.cholesky_inverse, [self_, upper], {}, [self_t]))
+    return attach(result, result_t, ('cholesky_inverse (via_backward)', 'derivatives.yaml', 3397, "via_backward('cholesky_inverse', [self, upper], {}, [self_t])"))
+
+
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3335).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3409).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4861,11 +4974,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 3338, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 3412, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3358).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3432).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4880,11 +4993,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3361, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3435, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3366).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3440).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4898,11 +5011,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3369, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3443, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3389).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3463).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4916,11 +5029,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3393, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3467, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3405).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3479).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4934,11 +5047,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3409, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3483, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3418).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3492).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4952,11 +5065,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3421, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3495, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3431).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3505).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4970,11 +5083,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3434, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3508, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3448).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3522).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4989,11 +5102,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3453, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3527, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3465).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3539).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -5008,11 +5121,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3468, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3542, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3477).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3551).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -5031,11 +5144,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3480, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3554, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3488).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3562).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -5049,11 +5162,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3492, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3566, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3503).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3577).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -5067,11 +5180,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3507, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3581, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3514).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3588).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -5085,11 +5198,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3518, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3592, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3524).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3598).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -5104,11 +5217,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3527, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3601, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3531).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3605).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -5122,11 +5235,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3535, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3609, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3543).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3617).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -5140,11 +5253,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3547, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3621, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3551).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3625).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -5158,11 +5271,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3555, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3629, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3563).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3637).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -5176,11 +5289,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3567, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3641, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3571).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3645).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -5194,11 +5307,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3575, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3649, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def _standard_gamma_icdf(input, q):
-    """Forward derivative of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3603).
+    """Forward derivative of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3677).
 
         result: self_t * _standard_gamma_grad(self, result)
     """
@@ -5213,11 +5326,11 @@ def _standard_gamma_icdf(input, q):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F._standard_gamma_grad(self_, result))
-    return attach(result, result_t, ('_standard_gamma_icdf', 'derivatives.yaml', 3607, 'self_t * _standard_gamma_grad(self, result)'))
+    return attach(result, result_t, ('_standard_gamma_icdf', 'derivatives.yaml', 3681, 'self_t * _standard_gamma_grad(self, result)'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3627).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3701).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -5231,11 +5344,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3631, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3705, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3636).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3710).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -5249,11 +5362,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3640, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3714, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3645).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3719).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -5267,11 +5380,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3649, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3723, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3655).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3729).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -5286,11 +5399,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3659, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3733, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3671).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3745).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -5312,11 +5425,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3677, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3751, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3689).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3763).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5331,11 +5444,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3693, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3693, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3767, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3767, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3706).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3780).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5349,11 +5462,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3709, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3709, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3709, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3783, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3783, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3783, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3716).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3790).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5369,11 +5482,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3721, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3795, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3730).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3804).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5395,11 +5508,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3736, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3810, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3749).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3823).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5416,11 +5529,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3754, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3828, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3764).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3838).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5440,11 +5553,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3769, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3843, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3777).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3851).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5464,11 +5577,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3783, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3857, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3794).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3868).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5488,11 +5601,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3801, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3875, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3835).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3909).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5507,11 +5620,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3840, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3914, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3857).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3931).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5529,11 +5642,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3861, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3935, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3875).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3949).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5547,11 +5660,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3879, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3953, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3902).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3976).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5571,11 +5684,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3908, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3982, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3918).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3992).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5595,11 +5708,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3924, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3998, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3932).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4006).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5619,11 +5732,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3938, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 4012, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3949).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4023).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5643,11 +5756,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3955, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 4029, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3963).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4037).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5667,11 +5780,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3969, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 4043, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3978).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4052).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5691,11 +5804,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3984, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 4058, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3991).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4065).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5715,11 +5828,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3996, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 4070, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4004).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4078).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5739,11 +5852,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 4009, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 4083, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4019).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4093).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5763,11 +5876,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 4025, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 4099, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4034).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4108).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5784,11 +5897,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 4038, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 4112, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4050).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4124).
 
         output: gather(input_t, -1, indices)
     """
@@ -5802,11 +5915,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 4053, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 4127, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4061).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4135).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5820,11 +5933,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 4065, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 4139, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4071).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4145).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5838,11 +5951,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 4074, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 4148, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4085).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4159).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5856,11 +5969,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 4089, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 4163, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4096).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4170).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5874,11 +5987,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 4100, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 4174, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4109).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4183).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5892,11 +6005,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 4113, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 4187, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4120).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4194).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5910,11 +6023,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 4124, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 4198, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4131).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4205).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5928,11 +6041,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 4135, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 4209, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4146).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4220).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5946,11 +6059,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 4150, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 4224, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4159).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4233).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5964,11 +6077,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 4162, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 4236, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4173).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4247).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5982,11 +6095,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 4176, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 4250, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4183).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4257).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -6000,11 +6113,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 4186, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 4260, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4195).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4269).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -6018,11 +6131,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 4198, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 4272, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4208).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4282).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -6036,11 +6149,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 4211, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 4285, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4223).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4297).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -6054,11 +6167,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 4226, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 4300, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4236).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4310).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -6072,4 +6185,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 4240, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 4314, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

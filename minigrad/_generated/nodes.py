@@ -10710,8 +10710,329 @@ class MatrixPowerBackward0(GeneratedNode):
         self._released = True
 
 
+class LinalgMatrixExpBackward0(GeneratedNode):
+    """Backward of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:3334).
+
+    A: matrix_exp_backward(grad, A)
+    """
+
+    __slots__ = ('_raw_saved_A',)
+    _saved_slots = ('_raw_saved_A',)
+    _op_name = 'linalg_matrix_exp'
+    _yaml_line = 3334
+    _input_names = ('A',)
+    _formulas = {'A': 'matrix_exp_backward(grad, A)'}
+    _yaml_lines = {'A': 3336}
+    _saved_fields = ('A',)
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
+            else:
+                A = unpack(saved, self, create_graph)
+            grad_A = F.matrix_exp_backward(grad, A)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = FREED
+            self._released = True
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = FREED
+        self._released = True
+
+
+class MatrixExpBackward0(GeneratedNode):
+    """Backward of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:3345).
+
+    self: matrix_exp_backward(grad, self)
+    """
+
+    __slots__ = ('_raw_saved_self',)
+    _saved_slots = ('_raw_saved_self',)
+    _op_name = 'matrix_exp'
+    _yaml_line = 3345
+    _input_names = ('self',)
+    _formulas = {'self': 'matrix_exp_backward(grad, self)'}
+    _yaml_lines = {'self': 3347}
+    _saved_fields = ('self',)
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_self = F.matrix_exp_backward(grad, self_)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_self = FREED
+        self._released = True
+
+
+class LinalgLuFactorExBackward0(GeneratedNode):
+    """Backward of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:3353).
+
+    A: lu_factor_ex_backward(grad_LU, LU, pivots, pivot)
+    """
+
+    __slots__ = ('_raw_saved_LU', '_raw_saved_pivots', '_saved_pivot')
+    _saved_slots = ('_raw_saved_LU', '_raw_saved_pivots')
+    _op_name = 'linalg_lu_factor_ex'
+    _yaml_line = 3353
+    _input_names = ('A',)
+    _formulas = {'A': 'lu_factor_ex_backward(grad_LU, LU, pivots, pivot)'}
+    _yaml_lines = {'A': 3355}
+    _saved_fields = ('LU', 'pivot', 'pivots')
+    num_outputs = 3
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_LU = grads[0]
+        grad_A = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_LU
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                LU = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                LU = unpack(saved, self, create_graph)
+            saved = self._raw_saved_pivots
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                pivots = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                pivots = unpack(saved, self, create_graph)
+            grad_A = F.lu_factor_ex_backward(grad_LU, LU, pivots, self._saved_pivot)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_LU = self._raw_saved_pivots = FREED
+            self._released = True
+        return (grad_A,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_LU = self._raw_saved_pivots = FREED
+        self._released = True
+
+
+class LinalgLstsqBackward0(GeneratedNode):
+    """Backward of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:3368).
+
+    A: lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
+    B: lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
+    """
+
+    __slots__ = ('_raw_saved_A', '_raw_saved_B', '_raw_saved_solution', '_saved_output_meta')
+    _saved_slots = ('_raw_saved_A', '_raw_saved_B', '_raw_saved_solution')
+    _op_name = 'linalg_lstsq'
+    _yaml_line = 3368
+    _input_names = ('A', 'B')
+    _formulas = {'A': 'lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)', 'B': 'lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)'}
+    _yaml_lines = {'A': 3370, 'B': 3371}
+    _saved_fields = ('A', 'B', 'solution')
+    num_outputs = 4
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grads = fill_undefined(grads, self._saved_output_meta, F)
+        grad_solution = grads[0]
+        grad_residuals = grads[1]
+        grad_A = None
+        grad_B = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
+            else:
+                A = unpack(saved, self, create_graph)
+            saved = self._raw_saved_B
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                B = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                B = saved
+            else:
+                B = unpack(saved, self, create_graph)
+            saved = self._raw_saved_solution
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                solution = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                solution = unpack(saved, self, create_graph)
+            grad_A = F.lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
+        if self.next_functions[1][0] is not None:
+            saved = self._raw_saved_A
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                A = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                A = saved
+            else:
+                A = unpack(saved, self, create_graph)
+            saved = self._raw_saved_B
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                B = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                B = saved
+            else:
+                B = unpack(saved, self, create_graph)
+            saved = self._raw_saved_solution
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                solution = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                solution = unpack(saved, self, create_graph)
+            grad_B = F.lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_A = self._raw_saved_B = self._raw_saved_solution = FREED
+            self._released = True
+        return (grad_A, grad_B)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_A = self._raw_saved_B = self._raw_saved_solution = FREED
+        self._released = True
+
+
+class CholeskySolveBackward0(GeneratedNode):
+    """Backward of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:3385).
+
+    self: cholesky_solve_grad_self(grad, self.shape, input2, upper)
+    input2: cholesky_solve_grad_input2(grad, self, input2, result, upper)
+    """
+
+    __slots__ = ('_raw_saved_input2', '_raw_saved_result', '_raw_saved_self', '_saved_self_shape', '_saved_upper')
+    _saved_slots = ('_raw_saved_input2', '_raw_saved_result', '_raw_saved_self')
+    _op_name = 'cholesky_solve'
+    _yaml_line = 3385
+    _input_names = ('self', 'input2')
+    _formulas = {'input2': 'cholesky_solve_grad_input2(grad, self, input2, result, upper)', 'self': 'cholesky_solve_grad_self(grad, self.shape, input2, upper)'}
+    _yaml_lines = {'input2': 3388, 'self': 3387}
+    _saved_fields = ('input2', 'result', 'self', 'self.shape', 'upper')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
+        grad = grads[0]
+        grad_self = None
+        grad_input2 = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_input2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                input2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input2 = saved
+            else:
+                input2 = unpack(saved, self, create_graph)
+            grad_self = F.cholesky_solve_grad_self(grad, self._saved_self_shape, input2, self._saved_upper)
+        if self.next_functions[1][0] is not None:
+            saved = self._raw_saved_input2
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                input2 = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                input2 = saved
+            else:
+                input2 = unpack(saved, self, create_graph)
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_input2 = F.cholesky_solve_grad_input2(grad, self_, input2, result, self._saved_upper)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_input2 = self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self, grad_input2)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_input2 = self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
+class CholeskyInverseBackward0(GeneratedNode):
+    """Backward of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3394).
+
+    self: cholesky_inverse_backward(grad, self, upper, result)
+    """
+
+    __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_upper')
+    _saved_slots = ('_raw_saved_result', '_raw_saved_self')
+    _op_name = 'cholesky_inverse'
+    _yaml_line = 3394
+    _input_names = ('self',)
+    _formulas = {'self': 'cholesky_inverse_backward(grad, self, upper, result)'}
+    _yaml_lines = {'self': 3396}
+    _saved_fields = ('result', 'self', 'upper')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            saved = self._raw_saved_self
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                self_ = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                self_ = saved
+            else:
+                self_ = unpack(saved, self, create_graph)
+            grad_self = F.cholesky_inverse_backward(grad, self_, self._saved_upper, result)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_result = self._raw_saved_self = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_result = self._raw_saved_self = FREED
+        self._released = True
+
+
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3335).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3409).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -10719,10 +11040,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 3335
+    _yaml_line = 3409
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 3337}
+    _yaml_lines = {'self': 3411}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -10757,7 +11078,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3358).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3432).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -10765,10 +11086,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 3358
+    _yaml_line = 3432
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 3360}
+    _yaml_lines = {'self': 3434}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -10803,7 +11124,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3366).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3440).
 
     x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
@@ -10811,10 +11132,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord', '_saved_x_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 3366
+    _yaml_line = 3440
     _input_names = ('x',)
     _formulas = {'x': 'cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)'}
-    _yaml_lines = {'x': 3368}
+    _yaml_lines = {'x': 3442}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x', 'x.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -10849,7 +11170,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3389).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3463).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10857,10 +11178,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 3389
+    _yaml_line = 3463
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3392}
+    _yaml_lines = {'A': 3466}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10895,7 +11216,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3405).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3479).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10903,10 +11224,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 3405
+    _yaml_line = 3479
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3408}
+    _yaml_lines = {'A': 3482}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10941,7 +11262,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3418).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3492).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10949,10 +11270,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 3418
+    _yaml_line = 3492
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3420}
+    _yaml_lines = {'A': 3494}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10987,7 +11308,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3431).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3505).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10995,10 +11316,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 3431
+    _yaml_line = 3505
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3433}
+    _yaml_lines = {'A': 3507}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -11033,7 +11354,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3448).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3522).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -11041,10 +11362,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 3448
+    _yaml_line = 3522
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 3452}
+    _yaml_lines = {'self': 3526}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11071,7 +11392,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3465).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3539).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -11079,10 +11400,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 3465
+    _yaml_line = 3539
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3467}
+    _yaml_lines = {'self': 3541}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -11109,7 +11430,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3477).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3551).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -11117,10 +11438,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3477
+    _yaml_line = 3551
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3479}
+    _yaml_lines = {'self': 3553}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -11147,7 +11468,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3488).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3562).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -11155,10 +11476,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3488
+    _yaml_line = 3562
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3491}
+    _yaml_lines = {'input': 3565}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -11187,7 +11508,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3503).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3577).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -11195,10 +11516,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3503
+    _yaml_line = 3577
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3506}
+    _yaml_lines = {'input': 3580}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -11227,7 +11548,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3514).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3588).
 
     input: grad * selu_slope(input)
     """
@@ -11235,10 +11556,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3514
+    _yaml_line = 3588
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3517}
+    _yaml_lines = {'input': 3591}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11267,7 +11588,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3524).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3598).
 
     self: grad * normal_pdf(self)
     """
@@ -11275,10 +11596,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3524
+    _yaml_line = 3598
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3526}
+    _yaml_lines = {'self': 3600}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11307,7 +11628,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3531).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3605).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -11315,10 +11636,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3531
+    _yaml_line = 3605
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3534}
+    _yaml_lines = {'input': 3608}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -11347,7 +11668,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3543).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3617).
 
     input: grad * silu_derivative(input)
     """
@@ -11355,10 +11676,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3543
+    _yaml_line = 3617
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3546}
+    _yaml_lines = {'input': 3620}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11387,7 +11708,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3551).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3625).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -11395,10 +11716,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3551
+    _yaml_line = 3625
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3554}
+    _yaml_lines = {'input': 3628}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -11427,7 +11748,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3563).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3637).
 
     input: grad * mish_derivative(input)
     """
@@ -11435,10 +11756,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3563
+    _yaml_line = 3637
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3566}
+    _yaml_lines = {'input': 3640}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11467,7 +11788,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3571).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3645).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -11475,10 +11796,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3571
+    _yaml_line = 3645
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3574}
+    _yaml_lines = {'input': 3648}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -11507,7 +11828,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class StandardGammaGradBackward0(GeneratedNode):
-    """Backward of `_standard_gamma_grad(Tensor self, Tensor output) -> Tensor` (derivatives.yaml:3594).
+    """Backward of `_standard_gamma_grad(Tensor self, Tensor output) -> Tensor` (derivatives.yaml:3668).
 
     self: non_differentiable
     output: non_differentiable
@@ -11516,7 +11837,7 @@ class StandardGammaGradBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_standard_gamma_grad'
-    _yaml_line = 3594
+    _yaml_line = 3668
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11527,7 +11848,7 @@ class StandardGammaGradBackward0(GeneratedNode):
 
 
 class StandardGammaIcdfBackward0(GeneratedNode):
-    """Backward of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3603).
+    """Backward of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3677).
 
     self: grad * _standard_gamma_grad(self, result)
     q: non_differentiable
@@ -11536,10 +11857,10 @@ class StandardGammaIcdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = '_standard_gamma_icdf'
-    _yaml_line = 3603
+    _yaml_line = 3677
     _input_names = ('self',)
     _formulas = {'self': 'grad * _standard_gamma_grad(self, result)'}
-    _yaml_lines = {'self': 3605}
+    _yaml_lines = {'self': 3679}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -11579,7 +11900,7 @@ class StandardGammaIcdfBackward0(GeneratedNode):
 
 
 class DirichletGradBackward0(GeneratedNode):
-    """Backward of `_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor` (derivatives.yaml:3616).
+    """Backward of `_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor` (derivatives.yaml:3690).
 
     x: non_differentiable
     alpha: non_differentiable
@@ -11589,7 +11910,7 @@ class DirichletGradBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_dirichlet_grad'
-    _yaml_line = 3616
+    _yaml_line = 3690
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11600,7 +11921,7 @@ class DirichletGradBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3627).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3701).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -11608,10 +11929,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3627
+    _yaml_line = 3701
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3630}
+    _yaml_lines = {'input': 3704}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11640,7 +11961,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3636).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3710).
 
     input: grad * hardswish_slope(input)
     """
@@ -11648,10 +11969,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3636
+    _yaml_line = 3710
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3639}
+    _yaml_lines = {'input': 3713}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11680,7 +12001,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3645).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3719).
 
     input: grad * sigmoid(-input)
     """
@@ -11688,10 +12009,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3645
+    _yaml_line = 3719
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3648}
+    _yaml_lines = {'input': 3722}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11720,7 +12041,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3655).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3729).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -11729,10 +12050,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3655
+    _yaml_line = 3729
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3657}
+    _yaml_lines = {'self': 3731}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -11760,7 +12081,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3671).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3745).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -11770,10 +12091,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3671
+    _yaml_line = 3745
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3676, 'input': 3674, 'weight': 3675}
+    _yaml_lines = {'bias': 3750, 'input': 3748, 'weight': 3749}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11818,7 +12139,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3689).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3763).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -11827,10 +12148,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3689
+    _yaml_line = 3763
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3692, 'gates': 3691}
+    _yaml_lines = {'cx': 3766, 'gates': 3765}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -11893,7 +12214,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3706).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3780).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -11901,10 +12222,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3706
+    _yaml_line = 3780
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3708}
+    _yaml_lines = {'inputs': 3782}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -11931,7 +12252,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3716).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3790).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -11941,10 +12262,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3716
+    _yaml_line = 3790
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3719, 'hx': 3720, 'input_gates': 3718}
+    _yaml_lines = {'hidden_gates': 3793, 'hx': 3794, 'input_gates': 3792}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -12035,7 +12356,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3730).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3804).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -12045,10 +12366,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3730
+    _yaml_line = 3804
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3735, 'input': 3733, 'weight': 3734}
+    _yaml_lines = {'bias': 3809, 'input': 3807, 'weight': 3808}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12101,7 +12422,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3749).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3823).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -12110,10 +12431,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3749
+    _yaml_line = 3823
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3752, 'weight': 3753}
+    _yaml_lines = {'input': 3826, 'weight': 3827}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12161,7 +12482,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3764).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3838).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -12171,10 +12492,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3764
+    _yaml_line = 3838
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3768, 'input': 3766, 'weight': 3767}
+    _yaml_lines = {'bias': 3842, 'input': 3840, 'weight': 3841}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12225,7 +12546,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3777).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3851).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -12235,10 +12556,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3777
+    _yaml_line = 3851
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3782, 'input': 3780, 'weight': 3781}
+    _yaml_lines = {'bias': 3856, 'input': 3854, 'weight': 3855}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12289,7 +12610,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3794).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3868).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -12299,10 +12620,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3794
+    _yaml_line = 3868
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3796, 'target': 3797, 'weight': 3798}
+    _yaml_lines = {'input': 3870, 'target': 3871, 'weight': 3872}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12393,7 +12714,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3823).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3897).
 
     self: non_differentiable
     """
@@ -12401,7 +12722,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3823
+    _yaml_line = 3897
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -12412,7 +12733,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3835).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3909).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -12422,10 +12743,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3835
+    _yaml_line = 3909
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3837}
+    _yaml_lines = {'self': 3911}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12470,7 +12791,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3857).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3931).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -12479,10 +12800,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3857
+    _yaml_line = 3931
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3859, 'target': 3860}
+    _yaml_lines = {'self': 3933, 'target': 3934}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -12530,7 +12851,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3875).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3949).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -12539,10 +12860,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3875
+    _yaml_line = 3949
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3877}
+    _yaml_lines = {'log_probs': 3951}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -12597,7 +12918,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3902).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3976).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -12607,10 +12928,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3902
+    _yaml_line = 3976
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3907, 'input': 3905, 'weight': 3906}
+    _yaml_lines = {'bias': 3981, 'input': 3979, 'weight': 3980}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12653,7 +12974,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3918).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3992).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -12663,10 +12984,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3918
+    _yaml_line = 3992
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3923, 'input': 3921, 'weight': 3922}
+    _yaml_lines = {'bias': 3997, 'input': 3995, 'weight': 3996}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12709,7 +13030,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3932).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4006).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -12719,10 +13040,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3932
+    _yaml_line = 4006
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3937, 'input': 3935, 'weight': 3936}
+    _yaml_lines = {'bias': 4011, 'input': 4009, 'weight': 4010}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12765,7 +13086,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3949).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4023).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -12775,10 +13096,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3949
+    _yaml_line = 4023
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3954, 'input': 3952, 'weight': 3953}
+    _yaml_lines = {'bias': 4028, 'input': 4026, 'weight': 4027}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12821,7 +13142,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3963).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4037).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -12831,10 +13152,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3963
+    _yaml_line = 4037
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3968, 'input': 3966, 'weight': 3967}
+    _yaml_lines = {'bias': 4042, 'input': 4040, 'weight': 4041}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12877,7 +13198,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3978).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4052).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -12887,10 +13208,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3978
+    _yaml_line = 4052
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3983, 'input': 3981, 'weight': 3982}
+    _yaml_lines = {'bias': 4057, 'input': 4055, 'weight': 4056}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12933,7 +13254,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3991).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4065).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -12943,10 +13264,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3991
+    _yaml_line = 4065
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3995, 'input': 3993, 'weight': 3994}
+    _yaml_lines = {'bias': 4069, 'input': 4067, 'weight': 4068}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12989,7 +13310,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4004).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4078).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -12999,10 +13320,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 4004
+    _yaml_line = 4078
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4008, 'input': 4006, 'weight': 4007}
+    _yaml_lines = {'bias': 4082, 'input': 4080, 'weight': 4081}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13045,7 +13366,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4019).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4093).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -13055,10 +13376,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 4019
+    _yaml_line = 4093
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4024, 'input': 4022, 'weight': 4023}
+    _yaml_lines = {'bias': 4098, 'input': 4096, 'weight': 4097}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13101,7 +13422,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4034).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4108).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -13110,10 +13431,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 4034
+    _yaml_line = 4108
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 4037, 'output_grad': 4036}
+    _yaml_lines = {'input': 4111, 'output_grad': 4110}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13153,7 +13474,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4050).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4124).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -13161,10 +13482,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 4050
+    _yaml_line = 4124
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 4052}
+    _yaml_lines = {'input': 4126}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -13192,7 +13513,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4061).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4135).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -13200,10 +13521,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 4061
+    _yaml_line = 4135
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 4064}
+    _yaml_lines = {'input': 4138}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13232,7 +13553,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4071).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4145).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -13240,10 +13561,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 4071
+    _yaml_line = 4145
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 4073}
+    _yaml_lines = {'input': 4147}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -13271,7 +13592,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4085).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4159).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -13279,10 +13600,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 4085
+    _yaml_line = 4159
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 4088}
+    _yaml_lines = {'input': 4162}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13311,7 +13632,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4096).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4170).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -13319,10 +13640,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 4096
+    _yaml_line = 4170
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 4099}
+    _yaml_lines = {'input': 4173}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -13350,7 +13671,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4109).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4183).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -13358,10 +13679,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 4109
+    _yaml_line = 4183
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 4112}
+    _yaml_lines = {'input': 4186}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13390,7 +13711,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4120).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4194).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -13398,10 +13719,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 4120
+    _yaml_line = 4194
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 4123}
+    _yaml_lines = {'input': 4197}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13414,7 +13735,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4131).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4205).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -13422,10 +13743,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 4131
+    _yaml_line = 4205
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 4134}
+    _yaml_lines = {'input': 4208}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13438,7 +13759,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4146).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4220).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -13446,10 +13767,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 4146
+    _yaml_line = 4220
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 4149}
+    _yaml_lines = {'input': 4223}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13462,7 +13783,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4159).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4233).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -13470,10 +13791,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 4159
+    _yaml_line = 4233
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 4161}
+    _yaml_lines = {'output_grad': 4235}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13486,7 +13807,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4173).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4247).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -13494,10 +13815,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 4173
+    _yaml_line = 4247
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 4175}
+    _yaml_lines = {'input': 4249}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -13510,7 +13831,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4183).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4257).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -13518,10 +13839,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 4183
+    _yaml_line = 4257
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 4185}
+    _yaml_lines = {'input': 4259}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -13534,7 +13855,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4195).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4269).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -13542,10 +13863,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 4195
+    _yaml_line = 4269
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 4197}
+    _yaml_lines = {'input': 4271}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -13558,7 +13879,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4208).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4282).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -13566,10 +13887,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 4208
+    _yaml_line = 4282
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 4210}
+    _yaml_lines = {'input': 4284}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -13582,7 +13903,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4223).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4297).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -13590,10 +13911,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 4223
+    _yaml_line = 4297
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 4225}
+    _yaml_lines = {'output_grad': 4299}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -13606,7 +13927,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4236).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4310).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -13615,10 +13936,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 4236
+    _yaml_line = 4310
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 4239}
+    _yaml_lines = {'weight': 4313}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

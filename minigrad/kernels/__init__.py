@@ -10,6 +10,9 @@ from minigrad.kernels.elementwise import *  # noqa: F401,F403
 from minigrad.kernels.reductions import *  # noqa: F401,F403
 from minigrad.kernels.shape import *  # noqa: F401,F403
 from minigrad.kernels.linalg import *  # noqa: F401,F403
+from minigrad.kernels.lu import *  # noqa: F401,F403
+from minigrad.kernels.linalg_solvers import *  # noqa: F401,F403
+from minigrad.kernels.matrix_exp import *  # noqa: F401,F403
 from minigrad.kernels.nn import *  # noqa: F401,F403
 from minigrad.kernels.conv import *  # noqa: F401,F403
 from minigrad.kernels.rnn import *  # noqa: F401,F403

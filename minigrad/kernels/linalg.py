@@ -10,6 +10,8 @@ import numpy as np
 
 from minigrad._array import namespace_of
 from minigrad.kernels.core import cpp_type_name, scalar_type_name, xp_of
+from minigrad.kernels.lu import (cholesky_info, lu_factor_array, not_positive_definite_error,
+                                 singular_inverse_error, singular_solve_error)
 
 
 def _status_checked(xp):
@@ -243,8 +245,7 @@ def inv_array(a):
         with _status_checked(xp):
             return xp.linalg.inv(a)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.inv: The diagonal element of the LU factorization is zero: "
-                           "the matrix is singular and has no inverse (try linalg.pinv)") from None
+        raise singular_inverse_error("linalg.inv", lu_factor_array(a)[2]) from None
 
 
 def det_array(a):
@@ -274,6 +275,11 @@ def solve_is_vector(a_shape, b_shape):
 def solve_array(a, b, left=True):
     _square(a, "solve")
     vector = solve_is_vector(a.shape, b.shape)
+    n = a.shape[-1]
+    rows, cols = (b.shape[-1], 1) if vector else b.shape[-2:]
+    _require(rows == n if left or vector else cols == n,
+             f"linalg.solve: Incompatible shapes of A and B for the equation "
+             f"{'AX = B' if left else 'XA = B'} ({n}x{n} and {rows}x{cols})")
     xp = xp_of(a, b)
     try:
         if left:
@@ -285,8 +291,7 @@ def solve_array(a, b, left=True):
             return _solve_batches(xp, at, b[..., None])[..., 0]
         return _solve_batches(xp, at, b.swapaxes(-1, -2)).swapaxes(-1, -2)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.solve: The solver failed because the input matrix is "
-                           "singular.") from None
+        raise singular_solve_error("torch.linalg.solve", lu_factor_array(a)[2]) from None
 
 
 def _solve_batches(xp, a, b):
@@ -300,15 +305,14 @@ def _solve_batches(xp, a, b):
         return xp.linalg.solve(a, b)
 
 
-def cholesky_array(a, upper=False):
+def cholesky_array(a, upper=False, name="linalg.cholesky"):
     _square(a, "cholesky")
     xp = namespace_of(a)
     try:
         with _status_checked(xp):
             lower = xp.linalg.cholesky(a)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.cholesky: The factorization could not be completed because "
-                           "the input is not positive-definite.") from None
+        raise not_positive_definite_error(name, cholesky_info(a)) from None
     return lower.swapaxes(-1, -2).copy() if upper else lower
 
 
@@ -487,10 +491,24 @@ def solve_triangular_array(a, b, upper, left=True, unitriangular=False):
     try:
         with _status_checked(xp):
             x = xp.linalg.solve(t, b)
-    except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.solve_triangular: the triangular matrix has a zero on its "
-                           "diagonal (it is singular)") from None
+    except np.linalg.LinAlgError:  # a zero on the diagonal: no error in PyTorch (trsm)
+        x = _substitution(t, b, upper == left)
     return x.swapaxes(-1, -2).copy() if not left else x
+
+
+def _substitution(t, b, upper):
+    """T X = B by back (``upper``) or forward substitution, a row at a time, as BLAS's trsm:
+    a zero on T's diagonal gives inf and NaN (no error, as in PyTorch)."""
+    xp = namespace_of(t)
+    n = t.shape[-1]
+    x = xp.zeros(np.broadcast_shapes(t.shape[:-1], b.shape[:-2] + (n,)) + b.shape[-1:],
+                 dtype=np.result_type(t.dtype, b.dtype))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for i in (reversed(range(n)) if upper else range(n)):
+            done = slice(i + 1, n) if upper else slice(0, i)
+            known = xp.einsum("...k,...kj->...j", t[..., i, done], x[..., done, :])
+            x[..., i, :] = (b[..., i, :] - known) / t[..., i, i, None]
+    return x
 
 
 def vecdot_array(x, y, dim=-1):
@@ -518,5 +536,4 @@ def matrix_power_array(a, n):
         with _status_checked(xp):
             return xp.linalg.matrix_power(a, n)
     except np.linalg.LinAlgError:
-        raise RuntimeError("linalg.matrix_power: the matrix is singular, so it has no negative "
-                           "powers") from None
+        raise singular_inverse_error("linalg.inv", lu_factor_array(a)[2]) from None

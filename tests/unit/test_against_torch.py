@@ -80,6 +80,12 @@ MAPPED = {
     # the gamma family's reparameterization gradients (minigrad.distributions)
     "_standard_gamma_grad": torch._standard_gamma_grad,
     "_dirichlet_grad": torch._dirichlet_grad,
+    # the factor's unread triangle: torch's gradient formula reads it, minigrad's does not
+    # (zero there); compared on factors with that triangle zero
+    "cholesky_solve": lambda self, input2, upper=False:
+        torch.cholesky_solve(self, input2.triu() if upper else input2.tril(), upper),
+    "cholesky_inverse": lambda self, upper=False:
+        torch.cholesky_inverse(self.triu() if upper else self.tril(), upper),
 }
 
 # entry -> why it is not compared with torch

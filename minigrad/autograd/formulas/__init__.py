@@ -11,6 +11,7 @@ from minigrad.autograd.formulas.elementwise import *  # noqa: F401,F403
 from minigrad.autograd.formulas.reductions import *  # noqa: F401,F403
 from minigrad.autograd.formulas.shape import *  # noqa: F401,F403
 from minigrad.autograd.formulas.linalg import *  # noqa: F401,F403
+from minigrad.autograd.formulas.linalg_factor import *  # noqa: F401,F403
 from minigrad.autograd.formulas.nn import *  # noqa: F401,F403
 from minigrad.autograd.formulas.conv import *  # noqa: F401,F403
 from minigrad.autograd.formulas.rnn import *  # noqa: F401,F403

@@ -21,7 +21,8 @@ from minigrad.nn import functional as F
 from minigrad.nn.modules.module import Module
 from minigrad.nn.utils import parametrize
 from minigrad.nn.utils.spectral_norm import _default_spectral_dim
-from minigrad.nn.utils._orthogonal_maps import geqrf, householder_product, matrix_exp
+from minigrad.linalg import householder_product, matrix_exp
+from minigrad.linalg.composites import geqrf
 from minigrad.nn.utils.weight_norm import _norm_except_dim
 
 __all__ = ["orthogonal", "spectral_norm", "weight_norm"]
