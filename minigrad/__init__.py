@@ -49,6 +49,8 @@ from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.
 from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x.index_reduce()
 from minigrad.index_writes import (  # noqa: F401,E402 - also binds x.index_fill() ...
     index_copy, index_fill, masked_scatter)
+from minigrad.strided import as_strided, as_strided_scatter  # noqa: F401,E402 - also x.storage_offset()
+from minigrad import inplace_views  # noqa: F401,E402 - binds x.squeeze_(), x.t_(), x.as_strided_() ...
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
     block_diag, cartesian_prod, cdist, combinations, dist, meshgrid, nanquantile, quantile,
     tril_indices, triu_indices)

@@ -160,23 +160,6 @@ def _is_mask(part):
     return getattr(data, "dtype", None) == np.bool_
 
 
-def unfold(input, dimension, size, step):
-    """``x.unfold(dim, size, step)``: the windows of ``size`` along ``dim``, every ``step``
-    elements; ``dim`` becomes the window count and a last dim of ``size`` is added.  A
-    stack of slices, so the gradient adds up where the windows overlap."""
-    dim = dimension % max(input.ndim, 1)
-    length = input.shape[dim] if input.ndim else 1  # a 0-d tensor: one window of one element
-    if size > length:
-        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size "
-                           f"is {size}")
-    if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
-    if input.ndim == 0:
-        return _F.reshape(input, (1,))
-    windows = [_F.narrow(input, dim, start, size) for start in range(0, length - size + 1, step)]
-    return _F.movedim(_F.stack(windows, dim), dim + 1, -1)
-
-
 # ----------------------------------------------------------- joining tensors
 def _promoted(tensors):
     """The tensors in their common dtype, by PyTorch's promotion (a float32 and an int64
