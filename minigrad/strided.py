@@ -73,7 +73,7 @@ def _geometry(input, size, stride, offset):
     if offset is None:
         offset = storage_offset(input)
     elif not isinstance(offset, numbers.Integral) or isinstance(offset, bool):
-        raise TypeError("as_strided(): argument 'storage_offset' (position 4) must be int, not "
+        raise TypeError("as_strided(): argument 'storage_offset' (position 3) must be int, not "
                         f"{type(offset).__name__}")
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
