@@ -50,6 +50,7 @@ from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x
 from minigrad.index_writes import (  # noqa: F401,E402 - also binds x.index_fill() ...
     index_copy, index_fill, masked_scatter)
 from minigrad.strided import as_strided, as_strided_scatter  # noqa: F401,E402 - also x.storage_offset()
+from minigrad.scatter_legacy import scatter  # noqa: F401,E402 - scatter(..., reduce=); x.scatter_
 from minigrad import inplace_views  # noqa: F401,E402 - binds x.squeeze_(), x.t_(), x.as_strided_() ...
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
     block_diag, cartesian_prod, cdist, combinations, dist, meshgrid, nanquantile, quantile,

@@ -1051,6 +1051,11 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return slice_scatter_array(self, src, dim, start, end, step)
 
 
+def renorm(self, p, dim, maxnorm):
+    """renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor"""
+    return renorm_array(self, p, dim, maxnorm)
+
+
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor"""
     return scatter_add_into_zeros(self, dim, index, shape)

@@ -1754,8 +1754,17 @@ OPS = {
         (), False, '',
         False, 'SliceScatterBackward0',
         (), ()),
+    'renorm': CompileOp(
+        'renorm', 'renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor', 2376,
+        (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('maxnorm', 'Scalar', None, False, False), ),
+        (CompileOutput('result', 'Tensor', True), ),
+        'renorm_array(self, p, dim, maxnorm)',
+        (CompileFormula('self', 'renorm_backward(grad, self, p, dim, maxnorm)', 'F.renorm_backward(grad, self_, self._saved_p, self._saved_dim, self._saved_maxnorm)'), ),
+        (), False, '',
+        False, 'RenormBackward0',
+        (), ()),
     'gather_backward': CompileOp(
-        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2376,
+        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2387,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_into_zeros(self, dim, index, shape)',
@@ -1764,7 +1773,7 @@ OPS = {
         False, 'GatherBackwardBackward0',
         (), ()),
     'index_select': CompileOp(
-        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2386,
+        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2397,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_select_array(self, dim, index)',
@@ -1773,7 +1782,7 @@ OPS = {
         False, 'IndexSelectBackward0',
         (), ()),
     'index_add': CompileOp(
-        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2396,
+        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2407,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_add_array(self, dim, index, source, alpha)',
@@ -1782,7 +1791,7 @@ OPS = {
         False, 'IndexAddBackward0',
         (), ()),
     'scatter_src': CompileOp(
-        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2408,
+        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2419,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, src)',
@@ -1791,7 +1800,7 @@ OPS = {
         False, 'ScatterBackward0',
         (), ()),
     'scatter_value': CompileOp(
-        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2420,
+        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2431,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, value)',
@@ -1800,7 +1809,7 @@ OPS = {
         False, 'ScatterBackward1',
         (), ()),
     'scatter_add': CompileOp(
-        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2429,
+        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2440,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_array(self, dim, index, src)',
@@ -1809,7 +1818,7 @@ OPS = {
         False, 'ScatterAddBackward0',
         (), ()),
     'scatter_reduce': CompileOp(
-        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2444,
+        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2455,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('reduce', 'str', None, False, False), CompileArg('include_self', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_reduce_array(self, dim, index, src, reduce, include_self)',
@@ -1818,7 +1827,7 @@ OPS = {
         False, 'ScatterReduceBackward0',
         (), ()),
     'masked_fill_Scalar': CompileOp(
-        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2458,
+        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2469,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1827,7 +1836,7 @@ OPS = {
         False, 'MaskedFillBackward0',
         (), ()),
     'masked_fill_Tensor': CompileOp(
-        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2469,
+        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2480,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1836,7 +1845,7 @@ OPS = {
         False, 'MaskedFillBackward1',
         (), ()),
     '_masked_select': CompileOp(
-        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2481,
+        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2492,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_select_array(self, mask)',
@@ -1845,7 +1854,7 @@ OPS = {
         False, 'MaskedSelectBackward0',
         (), ()),
     'take_along_dim': CompileOp(
-        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2491,
+        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2502,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_array(self, indices, dim)',
@@ -1854,7 +1863,7 @@ OPS = {
         False, 'TakeAlongDimBackward0',
         (), ()),
     'take_along_dim_backward': CompileOp(
-        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2502,
+        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2513,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_backward_array(self, dim, indices, shape)',
@@ -1863,7 +1872,7 @@ OPS = {
         False, 'TakeAlongDimBackwardBackward0',
         (), ()),
     'matmul': CompileOp(
-        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2524,
+        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2535,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matmul_array(self, other)',
@@ -1872,7 +1881,7 @@ OPS = {
         False, 'MatmulBackward0',
         (), ()),
     'mm': CompileOp(
-        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2547,
+        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2558,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mm_array(self, mat2)',
@@ -1881,7 +1890,7 @@ OPS = {
         False, 'MmBackward0',
         (), ()),
     'bmm': CompileOp(
-        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2558,
+        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2569,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'bmm_array(self, mat2)',
@@ -1890,7 +1899,7 @@ OPS = {
         False, 'BmmBackward0',
         (), ()),
     'mv': CompileOp(
-        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2568,
+        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2579,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mv_array(self, vec)',
@@ -1899,7 +1908,7 @@ OPS = {
         False, 'MvBackward0',
         (), ()),
     'dot': CompileOp(
-        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2578,
+        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2589,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, tensor)',
@@ -1908,7 +1917,7 @@ OPS = {
         False, 'DotBackward0',
         (), ()),
     'vdot': CompileOp(
-        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2587,
+        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2598,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, other)',
@@ -1917,7 +1926,7 @@ OPS = {
         False, 'VdotBackward0',
         (), ()),
     'inner': CompileOp(
-        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2594,
+        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2605,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inner_array(self, other)',
@@ -1926,7 +1935,7 @@ OPS = {
         False, 'InnerBackward0',
         (), ()),
     'outer': CompileOp(
-        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2606,
+        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2617,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'outer_array(self, vec2)',
@@ -1935,7 +1944,7 @@ OPS = {
         False, 'OuterBackward0',
         ('self', 'vec2'), ()),
     'einsum': CompileOp(
-        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2616,
+        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2627,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'einsum_array(equation, tensors)',
@@ -1944,7 +1953,7 @@ OPS = {
         False, 'EinsumBackward0',
         (), ()),
     'tensordot': CompileOp(
-        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2634,
+        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2645,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'tensordot_array(self, other, dims_self, dims_other)',
@@ -1953,7 +1962,7 @@ OPS = {
         False, 'TensordotBackward0',
         (), ()),
     'kron': CompileOp(
-        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2648,
+        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2659,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'kron_array(self, other)',
@@ -1962,7 +1971,7 @@ OPS = {
         False, 'KronBackward0',
         ('self', 'other'), ()),
     'addmm': CompileOp(
-        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2659,
+        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2670,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmm_array(self, mat1, mat2, beta, alpha)',
@@ -1971,7 +1980,7 @@ OPS = {
         False, 'AddmmBackward0',
         (), ()),
     'addmv': CompileOp(
-        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2673,
+        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2684,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmv_array(self, mat, vec, beta, alpha)',
@@ -1980,7 +1989,7 @@ OPS = {
         False, 'AddmvBackward0',
         (), ()),
     'baddbmm': CompileOp(
-        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2688,
+        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2699,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
@@ -1989,7 +1998,7 @@ OPS = {
         False, 'BaddbmmBackward0',
         (), ()),
     'cross': CompileOp(
-        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2700,
+        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2711,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -1998,7 +2007,7 @@ OPS = {
         False, 'CrossBackward0',
         (), ()),
     'linalg_cross': CompileOp(
-        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2710,
+        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2721,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -2007,7 +2016,7 @@ OPS = {
         False, 'LinalgCrossBackward0',
         (), ()),
     'trace': CompileOp(
-        'trace', 'trace(Tensor self) -> Tensor', 2722,
+        'trace', 'trace(Tensor self) -> Tensor', 2733,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trace_array(self)',
@@ -2016,7 +2025,7 @@ OPS = {
         False, 'TraceBackward0',
         (), ()),
     'linalg_inv': CompileOp(
-        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2733,
+        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2744,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(A)',
@@ -2025,7 +2034,7 @@ OPS = {
         False, 'LinalgInvBackward0',
         (), ()),
     'inverse': CompileOp(
-        'inverse', 'inverse(Tensor self) -> Tensor', 2746,
+        'inverse', 'inverse(Tensor self) -> Tensor', 2757,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(self)',
@@ -2034,7 +2043,7 @@ OPS = {
         False, 'InverseBackward0',
         (), ()),
     'linalg_det': CompileOp(
-        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2753,
+        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2764,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(A)',
@@ -2043,7 +2052,7 @@ OPS = {
         False, 'LinalgDetBackward0',
         (), ()),
     'det': CompileOp(
-        'det', 'det(Tensor self) -> Tensor', 2767,
+        'det', 'det(Tensor self) -> Tensor', 2778,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(self)',
@@ -2052,7 +2061,7 @@ OPS = {
         False, 'DetBackward0',
         (), ()),
     'linalg_slogdet': CompileOp(
-        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2774,
+        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2785,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(A)',
@@ -2061,7 +2070,7 @@ OPS = {
         False, 'LinalgSlogdetBackward0',
         (), ()),
     'slogdet': CompileOp(
-        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2786,
+        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2797,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(self)',
@@ -2070,7 +2079,7 @@ OPS = {
         False, 'SlogdetBackward0',
         (), ()),
     'logdet': CompileOp(
-        'logdet', 'logdet(Tensor self) -> Tensor', 2794,
+        'logdet', 'logdet(Tensor self) -> Tensor', 2805,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logdet_array(self)',
@@ -2079,7 +2088,7 @@ OPS = {
         False, 'LogdetBackward0',
         (), ()),
     'linalg_solve': CompileOp(
-        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2801,
+        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2812,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_array(A, B, left)',
@@ -2088,7 +2097,7 @@ OPS = {
         False, 'LinalgSolveBackward0',
         (), ()),
     'linalg_cholesky': CompileOp(
-        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2817,
+        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2828,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(A, upper)',
@@ -2097,7 +2106,7 @@ OPS = {
         False, 'LinalgCholeskyBackward0',
         (), ()),
     'cholesky': CompileOp(
-        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2829,
+        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2840,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(self, upper)',
@@ -2106,7 +2115,7 @@ OPS = {
         False, 'CholeskyBackward0',
         (), ()),
     'linalg_eigh': CompileOp(
-        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2836,
+        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2847,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('eigenvalues', 'Tensor', True), CompileOutput('eigenvectors', 'Tensor', True), ),
         'eigh_array(A, UPLO)',
@@ -2115,7 +2124,7 @@ OPS = {
         True, 'LinalgEighBackward0',
         (), ()),
     'linalg_eigvalsh': CompileOp(
-        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2848,
+        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2859,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'eigh_array(A, UPLO)[0]',
@@ -2124,7 +2133,7 @@ OPS = {
         False, 'LinalgEigvalshBackward0',
         (), ()),
     'linalg_qr': CompileOp(
-        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2857,
+        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2868,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(A, mode)',
@@ -2133,7 +2142,7 @@ OPS = {
         True, 'LinalgQrBackward0',
         (), ()),
     'linalg_svd': CompileOp(
-        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2870,
+        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2881,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('Vh', 'Tensor', True), ),
         'svd_array(A, full_matrices)',
@@ -2142,7 +2151,7 @@ OPS = {
         True, 'LinalgSvdBackward0',
         (), ()),
     'linalg_svdvals': CompileOp(
-        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2885,
+        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2896,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'svd_array(A, False)[1]',
@@ -2151,7 +2160,7 @@ OPS = {
         False, 'LinalgSvdvalsBackward0',
         (), ()),
     'linalg_pinv': CompileOp(
-        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2896,
+        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2907,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(A, atol, rtol, hermitian)',
@@ -2160,7 +2169,7 @@ OPS = {
         False, 'LinalgPinvBackward0',
         (), ()),
     'pinverse': CompileOp(
-        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2908,
+        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2919,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(self, None, rcond)',
@@ -2169,7 +2178,7 @@ OPS = {
         False, 'PinverseBackward0',
         (), ()),
     'svd': CompileOp(
-        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2917,
+        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 2928,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('V', 'Tensor', True), ),
         'torch_svd_array(self, some, compute_uv)',
@@ -2178,7 +2187,7 @@ OPS = {
         True, 'SvdBackward0',
         (), ()),
     'qr': CompileOp(
-        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2928,
+        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 2939,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(self, "reduced" if some else "complete")',
@@ -2187,7 +2196,7 @@ OPS = {
         True, 'QrBackward0',
         (), ()),
     'linalg_solve_triangular': CompileOp(
-        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2937,
+        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 2948,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_triangular_array(A, B, upper, left, unitriangular)',
@@ -2196,7 +2205,7 @@ OPS = {
         False, 'LinalgSolveTriangularBackward0',
         (), ()),
     'linalg_vecdot': CompileOp(
-        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2951,
+        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 2962,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vecdot_array(x, y, dim)',
@@ -2205,7 +2214,7 @@ OPS = {
         False, 'LinalgVecdotBackward0',
         (), ()),
     'linalg_multi_dot': CompileOp(
-        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2964,
+        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 2975,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'multi_dot_array(tensors)',
@@ -2214,7 +2223,7 @@ OPS = {
         False, 'LinalgMultiDotBackward0',
         (), ()),
     'linalg_matrix_power': CompileOp(
-        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2975,
+        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 2986,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(A, n)',
@@ -2223,7 +2232,7 @@ OPS = {
         False, 'LinalgMatrixPowerBackward0',
         (), ()),
     'matrix_power': CompileOp(
-        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2987,
+        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 2998,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(self, n)',
@@ -2232,7 +2241,7 @@ OPS = {
         False, 'MatrixPowerBackward0',
         (), ()),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3000,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3011,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -2241,7 +2250,7 @@ OPS = {
         False, 'NormBackward0',
         (), ()),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3023,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3034,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -2250,7 +2259,7 @@ OPS = {
         False, 'NormBackward1',
         (), ()),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3031,
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3042,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vector_norm_array(vector_norm_input(x, dtype), ord, dim, keepdim)',
@@ -2259,7 +2268,7 @@ OPS = {
         False, 'LinalgVectorNormBackward0',
         (), ()),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3054,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3065,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2268,7 +2277,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward0',
         (), ()),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3070,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3081,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2277,7 +2286,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward1',
         (), ()),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3083,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3094,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2286,7 +2295,7 @@ OPS = {
         False, 'LinalgNormBackward0',
         (), ()),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3096,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3107,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2295,7 +2304,7 @@ OPS = {
         False, 'LinalgNormBackward1',
         (), ()),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 3113,
+        'relu', 'relu(Tensor self) -> Tensor', 3124,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -2304,7 +2313,7 @@ OPS = {
         False, 'ReluBackward0',
         (), ()),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3130,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3141,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)',
@@ -2313,7 +2322,7 @@ OPS = {
         False, 'SoftmaxBackward0',
         (), ()),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3142,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3153,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)',
@@ -2322,7 +2331,7 @@ OPS = {
         False, 'LogSoftmaxBackward0',
         (), ()),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3153,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3164,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -2331,7 +2340,7 @@ OPS = {
         False, 'LeakyReluBackward0',
         (), ()),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3168,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3179,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -2340,7 +2349,7 @@ OPS = {
         False, 'EluBackward0',
         (), ()),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 3179,
+        'selu', 'selu(Tensor input) -> Tensor', 3190,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -2349,7 +2358,7 @@ OPS = {
         False, 'SeluBackward0',
         (), ()),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3189,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3200,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -2358,7 +2367,7 @@ OPS = {
         False, 'NormalCdfBackward0',
         (), ()),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3196,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3207,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2367,7 +2376,7 @@ OPS = {
         False, 'GeluBackward0',
         (), ()),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 3208,
+        'silu', 'silu(Tensor input) -> Tensor', 3219,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2376,7 +2385,7 @@ OPS = {
         False, 'SiluBackward0',
         (), ()),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3216,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3227,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2385,7 +2394,7 @@ OPS = {
         False, 'SoftplusBackward0',
         (), ()),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 3228,
+        'mish', 'mish(Tensor input) -> Tensor', 3239,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2394,7 +2403,7 @@ OPS = {
         False, 'MishBackward0',
         (), ()),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3236,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3247,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
@@ -2403,7 +2412,7 @@ OPS = {
         False, 'HardtanhBackward0',
         (), ()),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3251,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3262,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2412,7 +2421,7 @@ OPS = {
         False, 'HardsigmoidBackward0',
         (), ()),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3260,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3271,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2421,7 +2430,7 @@ OPS = {
         False, 'HardswishBackward0',
         (), ()),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3269,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3280,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2430,7 +2439,7 @@ OPS = {
         False, 'LogsigmoidBackward0',
         (), ()),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3279,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3290,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2439,7 +2448,7 @@ OPS = {
         False, 'MaskedScaleBackward0',
         (), ()),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3295,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3306,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2448,7 +2457,7 @@ OPS = {
         False, 'LinearBackward0',
         (), ()),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3313,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3324,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2457,7 +2466,7 @@ OPS = {
         True, 'LstmCellBackward0',
         (), ()),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3330,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3341,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2466,7 +2475,7 @@ OPS = {
         True, 'LstmLayerBackward0',
         (), ()),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3340,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3351,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2475,7 +2484,7 @@ OPS = {
         False, 'GruCellBackward0',
         (), ()),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3354,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3365,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2484,7 +2493,7 @@ OPS = {
         False, 'LayerNormBackward0',
         (), ()),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3373,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3384,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2493,7 +2502,7 @@ OPS = {
         False, 'RmsNormBackward0',
         (), ()),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3388,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3399,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -2502,7 +2511,7 @@ OPS = {
         False, 'BatchNormTrainingBackward0',
         (), ()),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3401,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3412,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -2511,7 +2520,7 @@ OPS = {
         False, 'GroupNormBackward0',
         (), ()),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3418,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3429,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -2520,7 +2529,7 @@ OPS = {
         False, 'CrossEntropyBackward0',
         (), ()),
     'one_hot': CompileOp(
-        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3447,
+        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3458,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('num_classes', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'one_hot_array(self, num_classes)',
@@ -2529,7 +2538,7 @@ OPS = {
         False, 'OneHotBackward0',
         (), ()),
     'nll_loss': CompileOp(
-        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3459,
+        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3470,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nll_loss_array(self, target, weight, ignore_index, reduction)',
@@ -2538,7 +2547,7 @@ OPS = {
         False, 'NllLossBackward0',
         (), ()),
     'binary_cross_entropy_elements': CompileOp(
-        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3481,
+        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3492,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'binary_cross_entropy_array(self, target)',
@@ -2547,7 +2556,7 @@ OPS = {
         False, 'BinaryCrossEntropyElementsBackward0',
         (), ()),
     '_ctc_loss': CompileOp(
-        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3499,
+        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3510,
         (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
         (CompileOutput('neg_log_likelihood', 'Tensor', True), CompileOutput('log_alpha', 'Tensor', False), ),
         'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
@@ -2556,7 +2565,7 @@ OPS = {
         False, 'CtcLossBackward0',
         (), ()),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3526,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3537,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2565,7 +2574,7 @@ OPS = {
         False, 'Conv1dBackward0',
         (), ()),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3542,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3553,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2574,7 +2583,7 @@ OPS = {
         False, 'Conv1dBackward1',
         (), ()),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3556,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3567,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2583,7 +2592,7 @@ OPS = {
         False, 'Conv2dBackward0',
         (), ()),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3573,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3584,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2592,7 +2601,7 @@ OPS = {
         False, 'Conv2dBackward1',
         (), ()),
     'conv3d_default': CompileOp(
-        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3587,
+        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3598,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2601,7 +2610,7 @@ OPS = {
         False, 'Conv3dBackward0',
         (), ()),
     'conv3d_padding': CompileOp(
-        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3602,
+        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3613,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2610,7 +2619,7 @@ OPS = {
         False, 'Conv3dBackward1',
         (), ()),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3615,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3626,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2619,7 +2628,7 @@ OPS = {
         False, 'ConvTranspose1dBackward0',
         (), ()),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3628,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3639,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2628,7 +2637,7 @@ OPS = {
         False, 'ConvTranspose2dBackward0',
         (), ()),
     'conv_transpose3d': CompileOp(
-        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3643,
+        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3654,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
@@ -2637,7 +2646,7 @@ OPS = {
         False, 'ConvTranspose3dBackward0',
         (), ()),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3658,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3669,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2646,7 +2655,7 @@ OPS = {
         False, 'ConvolutionBackwardWeightBackward0',
         (), ()),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3674,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3685,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2655,7 +2664,7 @@ OPS = {
         False, 'MaxPool1dWithIndicesBackward0',
         (), ()),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3685,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3696,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2664,7 +2673,7 @@ OPS = {
         False, 'MaxPool1dBackward0',
         (), ()),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3695,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3706,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2673,7 +2682,7 @@ OPS = {
         False, 'MaxPool2dWithIndicesBackward0',
         (), ()),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3709,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3720,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2682,7 +2691,7 @@ OPS = {
         False, 'MaxPool2dBackward0',
         (), ()),
     'max_pool3d_with_indices': CompileOp(
-        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3720,
+        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3731,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2691,7 +2700,7 @@ OPS = {
         False, 'MaxPool3dWithIndicesBackward0',
         (), ()),
     'max_pool3d': CompileOp(
-        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3733,
+        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3744,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2700,7 +2709,7 @@ OPS = {
         False, 'MaxPool3dBackward0',
         (), ()),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3744,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3755,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -2709,7 +2718,7 @@ OPS = {
         False, 'AvgPool1dBackward0',
         (), ()),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3755,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3766,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -2718,7 +2727,7 @@ OPS = {
         False, 'AvgPool2dBackward0',
         (), ()),
     'avg_pool3d': CompileOp(
-        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3770,
+        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3781,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
@@ -2727,7 +2736,7 @@ OPS = {
         False, 'AvgPool3dBackward0',
         (), ()),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3783,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3794,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -2736,7 +2745,7 @@ OPS = {
         False, 'AvgPoolBackwardBackward0',
         (), ()),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3797,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3808,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -2745,7 +2754,7 @@ OPS = {
         False, 'AdaptiveAvgPool1dBackward0',
         (), ()),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3807,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3818,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -2754,7 +2763,7 @@ OPS = {
         False, 'AdaptiveAvgPool2dBackward0',
         (), ()),
     'adaptive_avg_pool3d': CompileOp(
-        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3819,
+        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3830,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 3)',
@@ -2763,7 +2772,7 @@ OPS = {
         False, 'AdaptiveAvgPool3dBackward0',
         (), ()),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3832,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3843,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -2772,7 +2781,7 @@ OPS = {
         False, 'PadBackward0',
         (), ()),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3847,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3858,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -2781,7 +2790,7 @@ OPS = {
         False, 'PadBackwardBackward0',
         (), ()),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3860,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3871,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

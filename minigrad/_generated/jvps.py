@@ -3681,8 +3681,27 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return attach(result, result_t, ('slice_scatter (auto_linear)', 'derivatives.yaml', 2370, 'slice_scatter(self_t, src_t, dim, start, end, step)'))
 
 
+def renorm(input, p, dim, maxnorm):
+    """Forward derivative of `renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor` (derivatives.yaml:2376).
+
+        result: renorm_jvp(self_t, self, p, dim, maxnorm)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.renorm(input, p, dim, maxnorm)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.renorm_jvp(self_t, self_, p, dim, maxnorm))
+    return attach(result, result_t, ('renorm', 'derivatives.yaml', 2380, 'renorm_jvp(self_t, self, p, dim, maxnorm)'))
+
+
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2376).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2387).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -3697,11 +3716,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2380, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2391, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2386).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2397).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -3716,11 +3735,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2390, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2401, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2396).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2407).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -3736,11 +3755,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2402, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2413, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2408).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2419).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3756,11 +3775,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2414, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2425, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2420).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2431).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -3775,11 +3794,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2425, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2436, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2429).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2440).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3795,11 +3814,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2435, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2446, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2444).
+    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2455).
 
         result: self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))
     """
@@ -3817,11 +3836,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             result_t = add_term(result_t, self_t * F.scatter_reduce_grad_self(F.ones_like(result), self_, dim, index, src, reduce, include_self, result))
         if src_t is not None:
             result_t = add_term(result_t, F.scatter_add(F.zeros_like(self_), dim, index, src_t * F.scatter_reduce_grad_src(F.ones_like(result), self_, dim, index, src, reduce, include_self, result)))
-    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2450, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
+    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2461, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2458).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2469).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -3836,11 +3855,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2463, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2474, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2469).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2480).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -3858,11 +3877,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2475, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2486, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def _masked_select(input, mask):
-    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2481).
+    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2492).
 
         result: _masked_select(self_t, mask)  (auto_linear)
     """
@@ -3877,11 +3896,11 @@ def _masked_select(input, mask):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._masked_select(self_t, mask))
-    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2485, '_masked_select(self_t, mask)'))
+    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2496, '_masked_select(self_t, mask)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2491).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2502).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -3896,11 +3915,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2495, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2506, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2502).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2513).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -3915,11 +3934,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2506, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2517, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2524).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2535).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -3937,11 +3956,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2529, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2540, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2547).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2558).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -3959,11 +3978,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 2552, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2563, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2558).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2569).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -3981,11 +4000,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2563, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2574, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2568).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2579).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -4003,11 +4022,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 2573, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2584, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2578).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2589).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -4025,11 +4044,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 2582, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2593, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2587).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2598).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -4047,11 +4066,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2591, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2602, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2594).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2605).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -4069,11 +4088,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 2599, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2610, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2606).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2617).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -4091,11 +4110,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 2611, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2622, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2616).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2627).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -4109,11 +4128,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2619, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2630, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2634).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2645).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -4131,11 +4150,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2639, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2650, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2648).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2659).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -4153,11 +4172,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 2653, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2664, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2659).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2670).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -4178,11 +4197,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2666, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2677, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2673).
+    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2684).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)
     """
@@ -4203,11 +4222,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat_t, vec), alpha))
         if vec_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat, vec_t), alpha))
-    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2680, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
+    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2691, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2688).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2699).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -4228,11 +4247,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2695, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2706, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2700).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2711).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -4250,11 +4269,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 2704, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 2715, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2710).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2721).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -4272,11 +4291,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2715, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2726, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2722).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2733).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4291,11 +4310,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2726, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2737, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2733).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2744).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4309,11 +4328,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2737, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2748, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2746).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2757).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4328,11 +4347,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2750, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2761, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2753).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2764).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4346,11 +4365,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2757, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2768, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2767).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2778).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4365,11 +4384,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2771, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2782, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2774).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2785).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4383,11 +4402,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2778, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2789, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2786).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2797).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4402,11 +4421,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2790, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2801, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2794).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2805).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4421,11 +4440,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2798, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2809, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2801).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2812).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4442,11 +4461,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2806, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2817, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2817).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2828).
 
         result: cholesky_jvp(A_t, result, upper)
     """
@@ -4460,11 +4479,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
-    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2821, 'cholesky_jvp(A_t, result, upper)'))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2832, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2829).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2840).
 
         result: cholesky_jvp(self_t, result, upper)
     """
@@ -4479,11 +4498,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
-    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2833, 'cholesky_jvp(self_t, result, upper)'))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2844, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2836).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2847).
 
         eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
@@ -4497,11 +4516,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2840, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2840, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2851, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2851, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2848).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2859).
 
         result: eigvalsh_jvp(A_t, A, UPLO)
     """
@@ -4515,11 +4534,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
-    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2852, 'eigvalsh_jvp(A_t, A, UPLO)'))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2863, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2857).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2868).
 
         Q, R: qr_jvp(A_t, Q, R, mode)
     """
@@ -4533,11 +4552,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
-    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2861, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2861, 'qr_jvp(A_t, Q, R, mode)')),))
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2872, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2872, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2870).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2881).
 
         U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
@@ -4551,11 +4570,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
-    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2874, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2874, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2874, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2885, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2885, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2885, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2885).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2896).
 
         result: svdvals_jvp(A_t, A)
     """
@@ -4569,11 +4588,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
-    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2889, 'svdvals_jvp(A_t, A)'))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2900, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2896).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2907).
 
         result: pinv_jvp(A, result, A_t)
     """
@@ -4587,11 +4606,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
-    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2900, 'pinv_jvp(A, result, A_t)'))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2911, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2908).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2919).
 
         result: pinv_jvp(self, result, self_t)
     """
@@ -4606,11 +4625,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
-    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2912, 'pinv_jvp(self, result, self_t)'))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2923, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2917).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2928).
 
         U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
@@ -4625,11 +4644,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
-    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2921, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2921, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2921, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2932, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2932, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2932, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2928).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2939).
 
         Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
@@ -4644,11 +4663,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
-    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2932, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2932, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2943, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2943, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2937).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2948).
 
         result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
@@ -4665,11 +4684,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
-    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2942, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2953, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2951).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2962).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -4686,11 +4705,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2956, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2967, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2964).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2975).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -4704,11 +4723,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2967, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2978, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2975).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2986).
 
         result: matrix_power_jvp(A, A_t, n)
     """
@@ -4722,11 +4741,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
-    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2978, 'matrix_power_jvp(A, A_t, n)'))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2989, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2987).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2998).
 
         result: matrix_power_jvp(self, self_t, n)
     """
@@ -4741,11 +4760,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
-    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 2990, 'matrix_power_jvp(self, self_t, n)'))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3001, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3000).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3011).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4760,11 +4779,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 3003, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 3014, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3023).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3034).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4779,11 +4798,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3026, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3037, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3031).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3042).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4797,11 +4816,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3034, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3045, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3054).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3065).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4815,11 +4834,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3058, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3069, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3070).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3081).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4833,11 +4852,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3074, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3085, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3083).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3094).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4851,11 +4870,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3086, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3097, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3096).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3107).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4869,11 +4888,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3099, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3110, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3113).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3124).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4888,11 +4907,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3118, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3129, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3130).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3141).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -4907,11 +4926,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3133, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3144, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3142).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3153).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4930,11 +4949,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3145, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3156, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3153).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3164).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4948,11 +4967,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3157, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3168, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3168).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3179).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4966,11 +4985,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3172, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3183, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3179).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3190).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -4984,11 +5003,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3183, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3194, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3189).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3200).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -5003,11 +5022,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3192, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3203, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3196).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3207).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -5021,11 +5040,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3200, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3211, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3208).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3219).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -5039,11 +5058,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3212, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3223, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3216).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3227).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -5057,11 +5076,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3220, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3231, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3228).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3239).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -5075,11 +5094,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3232, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3243, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3236).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3247).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -5093,11 +5112,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3240, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3251, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3251).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3262).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -5111,11 +5130,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3255, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3266, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3260).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3271).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -5129,11 +5148,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3264, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3275, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3269).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3280).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -5147,11 +5166,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3273, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3284, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3279).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3290).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -5166,11 +5185,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3283, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3294, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3295).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3306).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -5192,11 +5211,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3301, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3312, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3313).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3324).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5211,11 +5230,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3317, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3317, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3328, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3328, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3330).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3341).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5229,11 +5248,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3333, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3333, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3333, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3344, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3344, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3344, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3340).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3351).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5249,11 +5268,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3345, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3356, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3354).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3365).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5275,11 +5294,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3360, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3371, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3373).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3384).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5296,11 +5315,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3378, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3389, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3388).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3399).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5320,11 +5339,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3393, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3404, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3401).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3412).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5344,11 +5363,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3407, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3418, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3418).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3429).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5368,11 +5387,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3425, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3436, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3459).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3470).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5387,11 +5406,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3464, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3475, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3481).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3492).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5409,11 +5428,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3485, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3496, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3499).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3510).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5427,11 +5446,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3503, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3514, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3526).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3537).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5451,11 +5470,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3532, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3543, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3542).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3553).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5475,11 +5494,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3548, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3559, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3556).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3567).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5499,11 +5518,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3562, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3573, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3573).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3584).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5523,11 +5542,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3579, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3590, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3587).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3598).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5547,11 +5566,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3593, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3604, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3602).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3613).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5571,11 +5590,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3608, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3619, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3615).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3626).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5595,11 +5614,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3620, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3631, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3628).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3639).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5619,11 +5638,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3633, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3644, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3643).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3654).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5643,11 +5662,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3649, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3660, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3658).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3669).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5664,11 +5683,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3662, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3673, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3674).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3685).
 
         output: gather(input_t, -1, indices)
     """
@@ -5682,11 +5701,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3677, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3688, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3685).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3696).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5700,11 +5719,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3689, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3700, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3695).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3706).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5718,11 +5737,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3698, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3709, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3709).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3720).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5736,11 +5755,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3713, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3724, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3720).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3731).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5754,11 +5773,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3724, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3735, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3733).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3744).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5772,11 +5791,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3737, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3748, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3744).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3755).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5790,11 +5809,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3748, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3759, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3755).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3766).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5808,11 +5827,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3759, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3770, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3770).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3781).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5826,11 +5845,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3774, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3785, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3783).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3794).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5844,11 +5863,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3786, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3797, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3797).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3808).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5862,11 +5881,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3800, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3811, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3807).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3818).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5880,11 +5899,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3810, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3821, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3819).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3830).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -5898,11 +5917,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3822, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3833, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3832).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3843).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5916,11 +5935,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3835, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3846, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3847).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3858).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5934,11 +5953,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3850, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3861, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3860).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3871).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5952,4 +5971,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3864, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3875, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

@@ -213,6 +213,7 @@ METHODS = {
     "diagonal_scatter": F.diagonal_scatter,
     "select_scatter": F.select_scatter,
     "slice_scatter": F.slice_scatter,
+    "renorm": F.renorm,
     "index_select": F.index_select,
     "index_add": F.index_add,
     "scatter_add": F.scatter_add,
@@ -255,7 +256,6 @@ METHODS = {
     "nanmedian": F.nanmedian,
     "norm": F.norm,
     "repeat_interleave": F.repeat_interleave,
-    "scatter": F.scatter,
     "std": F.std,
     "trapezoid": F.trapezoid,
     "var": F.var,
@@ -321,6 +321,7 @@ INPLACE_METHODS = {
     "cumprod_": _inplace(F.cumprod),
     "tril_": _inplace(F.tril),
     "triu_": _inplace(F.triu),
+    "renorm_": _inplace(F.renorm),
     "index_add_": _inplace(F.index_add),
     "scatter_add_": _inplace(F.scatter_add),
     "scatter_reduce_": _inplace(F.scatter_reduce),
@@ -333,6 +334,5 @@ INPLACE_METHODS = {
     "div_": _inplace(F.div),
     "lerp_": _inplace(F.lerp),
     "masked_fill_": _inplace(F.masked_fill),
-    "scatter_": _inplace(F.scatter),
 }
 METHODS.update(INPLACE_METHODS)

@@ -168,3 +168,22 @@ def _write_src(out, src, view):
                            f"{list(src.shape)}, slice size = {list(view.shape)}")
     view[...] = src
     return out
+
+
+# ------------------------------------------------------------------ renorm
+def renorm_array(x, p, dim, maxnorm):
+    """``torch.renorm``: each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm``
+    scaled down to norm ``maxnorm`` (PyTorch's factor maxnorm / (norm + 1e-7))."""
+    from minigrad.kernels.linalg import vector_norm_array
+    if x.ndim <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions")
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    dim = _wrap_dim(dim, x.ndim)
+    others = tuple(d for d in range(x.ndim) if d != dim)
+    norm = vector_norm_array(x, p, others, True)
+    xp = namespace_of(x)
+    factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(x.dtype)
+    return x * factor
