@@ -16,20 +16,9 @@ import numbers
 from minigrad._array import data_pointer, namespace_of
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor
-from minigrad.kernels.strided import _Strided
+from minigrad.kernels.strided import storage_owner
 
 __all__ = ["as_strided", "as_strided_scatter"]
-
-
-def _owner(array):
-    """The array that owns ``array``'s memory (numpy's base chain, through our views)."""
-    while True:
-        base = array.base
-        if isinstance(base, _Strided):
-            base = base.base
-        if base is None or not hasattr(base, "strides") or not hasattr(base, "dtype"):
-            return array
-        array = base
 
 
 def _extent(array):
@@ -44,7 +33,7 @@ def _extent(array):
 
 def _storage(tensor):
     """(The storage's first byte address, its size in elements) for ``tensor``."""
-    low, nbytes = _extent(_owner(tensor._data))
+    low, nbytes = _extent(storage_owner(tensor._data))
     return low, nbytes // tensor._data.itemsize
 
 

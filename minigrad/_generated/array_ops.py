@@ -1056,6 +1056,46 @@ def renorm(self, p, dim, maxnorm):
     return renorm_array(self, p, dim, maxnorm)
 
 
+def sgn(self):
+    """sgn(Tensor self) -> Tensor"""
+    return sign_array(self)
+
+
+def ldexp(self, other):
+    """ldexp(Tensor self, Tensor other) -> Tensor"""
+    return ldexp_array(self, other)
+
+
+def frexp(self):
+    """frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)"""
+    return frexp_array(self)
+
+
+def nextafter(self, other):
+    """nextafter(Tensor self, Tensor other) -> Tensor"""
+    return nextafter_array(self, other)
+
+
+def gcd(self, other):
+    """gcd(Tensor self, Tensor other) -> Tensor"""
+    return gcd_array(self, other)
+
+
+def lcm(self, other):
+    """lcm(Tensor self, Tensor other) -> Tensor"""
+    return lcm_array(self, other)
+
+
+def put(self, index, source, accumulate=False):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    return put_array(self, index, source, accumulate)
+
+
+def diagflat(self, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    return diagflat_array(self, offset)
+
+
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor"""
     return scatter_add_into_zeros(self, dim, index, shape)

@@ -17,7 +17,7 @@ from . import functions
 OPS = FormulaNamespace("minigrad._generated.functions", as_tensors=True)  # what formulas call
 
 # Ops that are elementwise and broadcast: their batch rule is right-aligned broadcasting.
-ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', 'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'binary_cross_entropy_elements', 'ceil', 'clamp', 'clip', 'clone', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'elu', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'fix', 'floor', 'fmod', 'frac', 'gelu', 'hardsigmoid', 'hardswish', 'hardtanh', 'hypot', 'leaky_relu', 'lerp_Scalar', 'lerp_Tensor', 'lgamma', 'log', 'log10', 'log1p', 'log2', 'logaddexp', 'logaddexp2', 'logit', 'logsigmoid', 'mish', 'mul', 'nan_to_num', 'neg', 'polygamma', 'rad2deg', 'reciprocal', 'relu', 'remainder', 'round', 'rsqrt', 'selu', 'sigmoid', 'sign', 'silu', 'sin', 'sinc', 'sinh', 'softplus', 'special_expit', 'special_gammaln', 'special_psi', 'sqrt', 'square', 'tan', 'tanh', 'trunc', 'where'))
+ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', 'abs', 'acos', 'acosh', 'asin', 'asinh', 'atan', 'atan2', 'atanh', 'binary_cross_entropy_elements', 'ceil', 'clamp', 'clip', 'clone', 'cos', 'cosh', 'deg2rad', 'digamma', 'div', 'elu', 'erf', 'erfc', 'erfinv', 'exp', 'exp2', 'expm1', 'fix', 'floor', 'fmod', 'frac', 'gelu', 'hardsigmoid', 'hardswish', 'hardtanh', 'hypot', 'ldexp', 'leaky_relu', 'lerp_Scalar', 'lerp_Tensor', 'lgamma', 'log', 'log10', 'log1p', 'log2', 'logaddexp', 'logaddexp2', 'logit', 'logsigmoid', 'mish', 'mul', 'nan_to_num', 'neg', 'polygamma', 'rad2deg', 'reciprocal', 'relu', 'remainder', 'round', 'rsqrt', 'selu', 'sgn', 'sigmoid', 'sign', 'silu', 'sin', 'sinc', 'sinh', 'softplus', 'special_expit', 'special_gammaln', 'special_psi', 'sqrt', 'square', 'tan', 'tanh', 'trunc', 'where'))
 
 
 def sum_to_size(input, size):
@@ -3700,8 +3700,131 @@ def renorm(input, p, dim, maxnorm):
     return attach(result, result_t, ('renorm', 'derivatives.yaml', 2380, 'renorm_jvp(self_t, self, p, dim, maxnorm)'))
 
 
+def sgn(input):
+    """Forward derivative of `sgn(Tensor self) -> Tensor` (derivatives.yaml:2389).
+
+        result: zeros_like(self_t)  (auto_element_wise)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.sgn(input)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.zeros_like(self_t))
+    return attach(result, result_t, ('sgn (auto_element_wise)', 'derivatives.yaml', 2393, 'zeros_like(self_t)'))
+
+
+def ldexp(input, other):
+    """Forward derivative of `ldexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2397).
+
+        result: self_t * exp2(other) + other_t * result * 0.6931471805599453
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    other_t = tangent_of(other)
+    with PAUSED:
+        out = functions.ldexp(input, other)
+        if self_t is None and other_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t * F.exp2(other))
+        if other_t is not None:
+            result_t = add_term(result_t, other_t * result * 0.6931471805599453)
+    return attach(result, result_t, ('ldexp', 'derivatives.yaml', 2404, 'self_t * exp2(other) + other_t * result * 0.6931471805599453'))
+
+
+def frexp(input):
+    """Forward derivative of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2409).
+
+        mantissa: times_power_of_two(self_t, neg(exponent))
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.frexp(input)
+        if self_t is None:
+            return out
+        mantissa, exponent = out
+        F = formulas(OPS)
+        mantissa_t = None
+        if self_t is not None:
+            mantissa_t = add_term(mantissa_t, F.times_power_of_two(self_t, F.neg(exponent)))
+    return out._make((attach(mantissa, mantissa_t, ('frexp', 'derivatives.yaml', 2412, 'times_power_of_two(self_t, neg(exponent))')), exponent,))
+
+
+def nextafter(input, other):
+    """Forward derivative of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2417).
+
+        result: self_t + expand(zeros_like(other_t), result.shape)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    other_t = tangent_of(other)
+    with PAUSED:
+        out = functions.nextafter(input, other)
+        if self_t is None and other_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, self_t)
+        if other_t is not None:
+            result_t = add_term(result_t, F.expand(F.zeros_like(other_t), shape_of(result)))
+        if result_t is self_t:
+            result_t = F.clone(self_t)
+    return attach(result, result_t, ('nextafter', 'derivatives.yaml', 2424, 'self_t + expand(zeros_like(other_t), result.shape)'))
+
+
+def put(input, index, source, accumulate=False):
+    """Forward derivative of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2446).
+
+        result: put(self_t, index, source_t, accumulate)  (auto_linear)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    source_t = tangent_of(source)
+    with PAUSED:
+        out = functions.put(input, index, source, accumulate)
+        if self_t is None and source_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None or source_t is not None:
+            result_t = add_term(result_t, F.put(or_zeros(self_t, self_), index, or_zeros(source_t, source), accumulate))
+    return attach(result, result_t, ('put (auto_linear)', 'derivatives.yaml', 2452, 'put(self_t, index, source_t, accumulate)'))
+
+
+def diagflat(input, offset=0):
+    """Forward derivative of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2457).
+
+        result: diagflat(self_t, offset)  (auto_linear)
+    """
+    self_ = input
+    self_t = tangent_of(self_)
+    with PAUSED:
+        out = functions.diagflat(input, offset)
+        if self_t is None:
+            return out
+        result = out
+        F = formulas(OPS)
+        result_t = None
+        if self_t is not None:
+            result_t = add_term(result_t, F.diagflat(self_t, offset))
+    return attach(result, result_t, ('diagflat (auto_linear)', 'derivatives.yaml', 2460, 'diagflat(self_t, offset)'))
+
+
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2387).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2466).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -3716,11 +3839,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2391, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2470, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2397).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2476).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -3735,11 +3858,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2401, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2480, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2407).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2486).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -3755,11 +3878,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2413, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2492, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2419).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2498).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3775,11 +3898,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2425, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2504, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2431).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2510).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -3794,11 +3917,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2436, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2515, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2440).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2519).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3814,11 +3937,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2446, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2525, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2455).
+    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2534).
 
         result: self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))
     """
@@ -3836,11 +3959,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             result_t = add_term(result_t, self_t * F.scatter_reduce_grad_self(F.ones_like(result), self_, dim, index, src, reduce, include_self, result))
         if src_t is not None:
             result_t = add_term(result_t, F.scatter_add(F.zeros_like(self_), dim, index, src_t * F.scatter_reduce_grad_src(F.ones_like(result), self_, dim, index, src, reduce, include_self, result)))
-    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2461, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
+    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2540, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2469).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2548).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -3855,11 +3978,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2474, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2553, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2480).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2559).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -3877,11 +4000,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2486, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2565, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def _masked_select(input, mask):
-    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2492).
+    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2571).
 
         result: _masked_select(self_t, mask)  (auto_linear)
     """
@@ -3896,11 +4019,11 @@ def _masked_select(input, mask):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._masked_select(self_t, mask))
-    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2496, '_masked_select(self_t, mask)'))
+    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2575, '_masked_select(self_t, mask)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2502).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2581).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -3915,11 +4038,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2506, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2585, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2513).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2592).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -3934,11 +4057,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2517, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2596, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2535).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2614).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -3956,11 +4079,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2540, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2619, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2558).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2637).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -3978,11 +4101,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 2563, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2642, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2569).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2648).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -4000,11 +4123,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2574, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2653, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2579).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2658).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -4022,11 +4145,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 2584, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2663, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2589).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2668).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -4044,11 +4167,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 2593, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2672, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2598).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2677).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -4066,11 +4189,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2602, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2681, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2605).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2684).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -4088,11 +4211,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 2610, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2689, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2617).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2696).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -4110,11 +4233,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 2622, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2701, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2627).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2706).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -4128,11 +4251,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2630, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2709, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2645).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2724).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -4150,11 +4273,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2650, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2729, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2659).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2738).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -4172,11 +4295,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 2664, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2743, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2670).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2749).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -4197,11 +4320,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2677, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2756, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2684).
+    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2763).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)
     """
@@ -4222,11 +4345,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat_t, vec), alpha))
         if vec_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat, vec_t), alpha))
-    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2691, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
+    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2770, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2699).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2778).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -4247,11 +4370,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2706, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2785, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2711).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2790).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -4269,11 +4392,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 2715, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 2794, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2721).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2800).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -4291,11 +4414,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2726, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2805, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2733).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2812).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4310,11 +4433,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2737, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2816, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2744).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2823).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4328,11 +4451,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2748, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2827, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2757).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2836).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4347,11 +4470,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2761, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2840, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2764).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2843).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4365,11 +4488,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2768, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2847, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2778).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2857).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4384,11 +4507,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2782, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2861, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2785).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2864).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4402,11 +4525,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2789, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2868, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2797).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2876).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4421,11 +4544,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2801, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2880, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2805).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2884).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4440,11 +4563,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2809, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2888, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2812).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2891).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4461,11 +4584,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2817, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2896, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2828).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2907).
 
         result: cholesky_jvp(A_t, result, upper)
     """
@@ -4479,11 +4602,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
-    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2832, 'cholesky_jvp(A_t, result, upper)'))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2911, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2840).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2919).
 
         result: cholesky_jvp(self_t, result, upper)
     """
@@ -4498,11 +4621,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
-    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2844, 'cholesky_jvp(self_t, result, upper)'))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2923, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2847).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2926).
 
         eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
@@ -4516,11 +4639,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2851, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2851, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2930, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2930, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2859).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2938).
 
         result: eigvalsh_jvp(A_t, A, UPLO)
     """
@@ -4534,11 +4657,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
-    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2863, 'eigvalsh_jvp(A_t, A, UPLO)'))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2942, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2868).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2947).
 
         Q, R: qr_jvp(A_t, Q, R, mode)
     """
@@ -4552,11 +4675,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
-    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2872, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2872, 'qr_jvp(A_t, Q, R, mode)')),))
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2951, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2951, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2881).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2960).
 
         U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
@@ -4570,11 +4693,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
-    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2885, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2885, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2885, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2964, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2964, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2964, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2896).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2975).
 
         result: svdvals_jvp(A_t, A)
     """
@@ -4588,11 +4711,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
-    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2900, 'svdvals_jvp(A_t, A)'))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2979, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2907).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2986).
 
         result: pinv_jvp(A, result, A_t)
     """
@@ -4606,11 +4729,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
-    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2911, 'pinv_jvp(A, result, A_t)'))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2990, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2919).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2998).
 
         result: pinv_jvp(self, result, self_t)
     """
@@ -4625,11 +4748,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
-    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 2923, 'pinv_jvp(self, result, self_t)'))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 3002, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2928).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3007).
 
         U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
@@ -4644,11 +4767,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
-    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 2932, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 2932, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 2932, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 3011, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 3011, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 3011, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2939).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3018).
 
         Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
@@ -4663,11 +4786,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
-    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 2943, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 2943, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 3022, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 3022, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2948).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3027).
 
         result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
@@ -4684,11 +4807,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
-    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 2953, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 3032, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2962).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3041).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -4705,11 +4828,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 2967, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 3046, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2975).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3054).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -4723,11 +4846,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 2978, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 3057, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2986).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3065).
 
         result: matrix_power_jvp(A, A_t, n)
     """
@@ -4741,11 +4864,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
-    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 2989, 'matrix_power_jvp(A, A_t, n)'))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 3068, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2998).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3077).
 
         result: matrix_power_jvp(self, self_t, n)
     """
@@ -4760,11 +4883,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
-    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3001, 'matrix_power_jvp(self, self_t, n)'))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3080, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3011).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3090).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4779,11 +4902,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 3014, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 3093, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3034).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3113).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4798,11 +4921,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3037, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3116, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3042).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3121).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4816,11 +4939,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3045, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3124, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3065).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3144).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4834,11 +4957,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3069, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3148, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3081).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3160).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4852,11 +4975,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3085, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3164, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3094).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3173).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4870,11 +4993,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3097, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3176, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3107).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3186).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4888,11 +5011,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3110, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3189, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3124).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3203).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -4907,11 +5030,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3129, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3208, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3141).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3220).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -4926,11 +5049,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3144, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3223, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3153).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3232).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -4949,11 +5072,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3156, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3235, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3164).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3243).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -4967,11 +5090,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3168, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3247, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3179).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3258).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -4985,11 +5108,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3183, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3262, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3190).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3269).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -5003,11 +5126,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3194, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3273, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3200).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3279).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -5022,11 +5145,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3203, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3282, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3207).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3286).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -5040,11 +5163,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3211, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3290, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3219).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3298).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -5058,11 +5181,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3223, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3302, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3227).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3306).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -5076,11 +5199,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3231, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3310, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3239).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3318).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -5094,11 +5217,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3243, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3322, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3247).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3326).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -5112,11 +5235,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3251, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3330, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3262).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3341).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -5130,11 +5253,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3266, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3345, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3271).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3350).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -5148,11 +5271,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3275, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3354, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3280).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3359).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -5166,11 +5289,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3284, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3363, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3290).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3369).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -5185,11 +5308,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3294, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3373, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3306).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3385).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -5211,11 +5334,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3312, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3391, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3324).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3403).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5230,11 +5353,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3328, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3328, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3407, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3407, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3341).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3420).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5248,11 +5371,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3344, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3344, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3344, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3423, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3423, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3423, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3351).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3430).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5268,11 +5391,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3356, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3435, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3365).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3444).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5294,11 +5417,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3371, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3450, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3384).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3463).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5315,11 +5438,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3389, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3468, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3399).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3478).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5339,11 +5462,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3404, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3483, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3412).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3491).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5363,11 +5486,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3418, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3497, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3429).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3508).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5387,11 +5510,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3436, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3515, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3470).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3549).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5406,11 +5529,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3475, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3554, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3492).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3571).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5428,11 +5551,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3496, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3575, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3510).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3589).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5446,11 +5569,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3514, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3593, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3537).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3616).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5470,11 +5593,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3543, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3622, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3553).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3632).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5494,11 +5617,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3559, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3638, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3567).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3646).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5518,11 +5641,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3573, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3652, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3584).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3663).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5542,11 +5665,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3590, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3669, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3598).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3677).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5566,11 +5689,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3604, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3683, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3613).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3692).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5590,11 +5713,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3619, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3698, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3626).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3705).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5614,11 +5737,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3631, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3710, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3639).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3718).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5638,11 +5761,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3644, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3723, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3654).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3733).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5662,11 +5785,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3660, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3739, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3669).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3748).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5683,11 +5806,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3673, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3752, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3685).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3764).
 
         output: gather(input_t, -1, indices)
     """
@@ -5701,11 +5824,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3688, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3767, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3696).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3775).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5719,11 +5842,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3700, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3779, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3706).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3785).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5737,11 +5860,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3709, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3788, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3720).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3799).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5755,11 +5878,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3724, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3803, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3731).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3810).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5773,11 +5896,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3735, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3814, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3744).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3823).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5791,11 +5914,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3748, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3827, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3755).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3834).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5809,11 +5932,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3759, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3838, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3766).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3845).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5827,11 +5950,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3770, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3849, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3781).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3860).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5845,11 +5968,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3785, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3864, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3794).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3873).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5863,11 +5986,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3797, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3876, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3808).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3887).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -5881,11 +6004,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3811, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3890, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3818).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3897).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -5899,11 +6022,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3821, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3900, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3830).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3909).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -5917,11 +6040,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3833, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3912, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3843).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3922).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -5935,11 +6058,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3846, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3925, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3858).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3937).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -5953,11 +6076,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3861, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3940, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3871).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3950).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -5971,4 +6094,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3875, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3954, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

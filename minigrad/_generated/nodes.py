@@ -7295,8 +7295,274 @@ class RenormBackward0(GeneratedNode):
         self._released = True
 
 
+class SgnBackward0(GeneratedNode):
+    """Backward of `sgn(Tensor self) -> Tensor` (derivatives.yaml:2389).
+
+    self: zeros_like(grad)
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+    _op_name = 'sgn'
+    _yaml_line = 2389
+    _input_names = ('self',)
+    _formulas = {'self': 'zeros_like(grad)'}
+    _yaml_lines = {'self': 2392}
+    _saved_fields = ()
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.zeros_like(grad)
+        return (grad_self,)
+
+
+class LdexpBackward0(GeneratedNode):
+    """Backward of `ldexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2397).
+
+    self: sum_to(grad * exp2(other), self.shape)
+    other: sum_to(grad * result * 0.6931471805599453, other.shape)
+    """
+
+    __slots__ = ('_raw_saved_other', '_raw_saved_result', '_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ('_raw_saved_other', '_raw_saved_result')
+    _op_name = 'ldexp'
+    _yaml_line = 2397
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'sum_to(grad * result * 0.6931471805599453, other.shape)', 'self': 'sum_to(grad * exp2(other), self.shape)'}
+    _yaml_lines = {'other': 2403, 'self': 2402}
+    _saved_fields = ('other', 'other.shape', 'result', 'self.shape')
+    _shape_sources = ('_saved_self_shape', '_saved_other_shape')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        unpack(getattr(self, "_raw_saved_result", None), self, False)  # its version, as PyTorch
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_other
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                other = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                other = saved
+            else:
+                other = unpack(saved, self, create_graph)
+            grad_self = grad * F.exp2(other)
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            saved = self._raw_saved_result
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                result = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                result = unpack(saved, self, create_graph)
+            grad_other = grad * result * 0.6931471805599453
+            if grad_other.shape != self._saved_other_shape:  # (sum_to, where it sums)
+                grad_other = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_other, self._saved_other_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_other = self._raw_saved_result = FREED
+            self._released = True
+        return (grad_self, grad_other)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_other = self._raw_saved_result = FREED
+        self._released = True
+
+
+class FrexpBackward0(GeneratedNode):
+    """Backward of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2409).
+
+    self: times_power_of_two(grad_mantissa, neg(exponent))
+    """
+
+    __slots__ = ('_raw_saved_exponent',)
+    _saved_slots = ('_raw_saved_exponent',)
+    _op_name = 'frexp'
+    _yaml_line = 2409
+    _input_names = ('self',)
+    _formulas = {'self': 'times_power_of_two(grad_mantissa, neg(exponent))'}
+    _yaml_lines = {'self': 2411}
+    _saved_fields = ('exponent',)
+    num_outputs = 2
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad_mantissa = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_exponent
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                exponent = saved._data if saved.tensor is None else saved.tensor._data
+            else:
+                exponent = unpack(saved, self, create_graph)
+            grad_self = F.times_power_of_two(grad_mantissa, F.neg(exponent))
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_exponent = FREED
+            self._released = True
+        return (grad_self,)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_exponent = FREED
+        self._released = True
+
+
+class NextafterBackward0(GeneratedNode):
+    """Backward of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2417).
+
+    self: sum_to(grad, self.shape)
+    other: new_zeros(grad, other.shape)
+    """
+
+    __slots__ = ('_saved_other_shape', '_saved_self_shape')
+    _saved_slots = ()
+    _op_name = 'nextafter'
+    _yaml_line = 2417
+    _input_names = ('self', 'other')
+    _formulas = {'other': 'new_zeros(grad, other.shape)', 'self': 'sum_to(grad, self.shape)'}
+    _yaml_lines = {'other': 2423, 'self': 2422}
+    _saved_fields = ('other.shape', 'self.shape')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_other = None
+        if self.next_functions[0][0] is not None:
+            grad_self = grad
+            if grad_self.shape != self._saved_self_shape:  # (sum_to, where it sums)
+                grad_self = (self._tensor_formulas if create_graph else self._array_formulas).sum_to(grad_self, self._saved_self_shape)
+        if self.next_functions[1][0] is not None:
+            grad_other = F.new_zeros(grad, self._saved_other_shape)
+        return (grad_self, grad_other)
+
+
+class GcdBackward0(GeneratedNode):
+    """Backward of `gcd(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2428).
+
+    self: non_differentiable
+    other: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+    _op_name = 'gcd'
+    _yaml_line = 2428
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
+
+    def apply(self, grads, create_graph, release=False):
+        return ()
+
+
+class LcmBackward0(GeneratedNode):
+    """Backward of `lcm(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2437).
+
+    self: non_differentiable
+    other: non_differentiable
+    """
+
+    __slots__ = ()
+    _saved_slots = ()
+    _op_name = 'lcm'
+    _yaml_line = 2437
+    _input_names = ()
+    _formulas = {}
+    _yaml_lines = {}
+    _saved_fields = ()
+
+    def apply(self, grads, create_graph, release=False):
+        return ()
+
+
+class PutBackward0(GeneratedNode):
+    """Backward of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2446).
+
+    self: grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)
+    source: reshape(getitem(reshape(grad, [-1]), index), source.shape)
+    index: non_differentiable
+    """
+
+    __slots__ = ('_raw_saved_index', '_saved_accumulate', '_saved_source_shape')
+    _saved_slots = ('_raw_saved_index',)
+    _op_name = 'put'
+    _yaml_line = 2446
+    _input_names = ('self', 'source')
+    _formulas = {'self': 'grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)', 'source': 'reshape(getitem(reshape(grad, [-1]), index), source.shape)'}
+    _yaml_lines = {'self': 2449, 'source': 2451}
+    _saved_fields = ('accumulate', 'index', 'source.shape')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        grad_source = None
+        if self.next_functions[0][0] is not None:
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
+            else:
+                index = unpack(saved, self, create_graph)
+            grad_self = grad if self._saved_accumulate else F.put(grad, index, F.new_zeros(grad, self._saved_source_shape), False)
+        if self.next_functions[1][0] is not None:
+            saved = self._raw_saved_index
+            if (not create_graph and type(saved) is SavedTensor and saved.counter[0] == saved.version
+                    and saved.unpack_hook is None and (not saved.had_history or saved.tensor.grad_fn is not None)):
+                index = saved._data if saved.tensor is None else saved.tensor._data
+            elif saved.__class__ in PY_NUMBERS:  # a number (`y * 0.9`), saved as it is
+                index = saved
+            else:
+                index = unpack(saved, self, create_graph)
+            grad_source = F.reshape(F.getitem(F.reshape(grad, [-1]), index), self._saved_source_shape)
+        if release:  # backward's last use of this node (no retain_graph): as release() does
+            self._raw_saved_index = FREED
+            self._released = True
+        return (grad_self, grad_source)
+
+    def release(self):
+        """Backward ran without retain_graph: drop the saved values."""
+        self._raw_saved_index = FREED
+        self._released = True
+
+
+class DiagflatBackward0(GeneratedNode):
+    """Backward of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2457).
+
+    self: reshape(diagonal(grad, offset), self.shape)
+    """
+
+    __slots__ = ('_saved_offset', '_saved_self_shape')
+    _saved_slots = ()
+    _op_name = 'diagflat'
+    _yaml_line = 2457
+    _input_names = ('self',)
+    _formulas = {'self': 'reshape(diagonal(grad, offset), self.shape)'}
+    _yaml_lines = {'self': 2459}
+    _saved_fields = ('offset', 'self.shape')
+
+    def apply(self, grads, create_graph, release=False):
+        F = self._tensor_formulas if create_graph else self._array_formulas
+        grad = grads[0]
+        grad_self = None
+        if self.next_functions[0][0] is not None:
+            grad_self = F.reshape(F.diagonal(grad, self._saved_offset), self._saved_self_shape)
+        return (grad_self,)
+
+
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2387).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2466).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -7305,10 +7571,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2387
+    _yaml_line = 2466
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2389}
+    _yaml_lines = {'self': 2468}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7337,7 +7603,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2397).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2476).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -7346,10 +7612,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2397
+    _yaml_line = 2476
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2399}
+    _yaml_lines = {'self': 2478}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7378,7 +7644,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2407).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2486).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -7388,10 +7654,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2407
+    _yaml_line = 2486
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2410, 'source': 2412}
+    _yaml_lines = {'self': 2489, 'source': 2491}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7423,7 +7689,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2419).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2498).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7433,10 +7699,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2419
+    _yaml_line = 2498
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2422, 'src': 2424}
+    _yaml_lines = {'self': 2501, 'src': 2503}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7476,7 +7742,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2431).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2510).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -7485,10 +7751,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2431
+    _yaml_line = 2510
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2434}
+    _yaml_lines = {'self': 2513}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7517,7 +7783,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2440).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2519).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7527,10 +7793,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2440
+    _yaml_line = 2519
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2443, 'src': 2445}
+    _yaml_lines = {'self': 2522, 'src': 2524}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7562,7 +7828,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class ScatterReduceBackward0(GeneratedNode):
-    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2455).
+    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2534).
 
     self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
     src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
@@ -7572,10 +7838,10 @@ class ScatterReduceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src', '_saved_dim', '_saved_include_self', '_saved_reduce')
     _saved_slots = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src')
     _op_name = 'scatter_reduce'
-    _yaml_line = 2455
+    _yaml_line = 2534
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)', 'src': 'scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)'}
-    _yaml_lines = {'self': 2458, 'src': 2460}
+    _yaml_lines = {'self': 2537, 'src': 2539}
     _saved_fields = ('dim', 'include_self', 'index', 'reduce', 'result', 'self', 'src')
 
     def apply(self, grads, create_graph, release=False):
@@ -7659,7 +7925,7 @@ class ScatterReduceBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2469).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2548).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -7668,10 +7934,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2469
+    _yaml_line = 2548
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2472}
+    _yaml_lines = {'self': 2551}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -7703,7 +7969,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2480).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2559).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -7713,10 +7979,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2480
+    _yaml_line = 2559
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2483, 'value': 2485}
+    _yaml_lines = {'self': 2562, 'value': 2564}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7758,7 +8024,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2492).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2571).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -7767,10 +8033,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 2492
+    _yaml_line = 2571
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 2494}
+    _yaml_lines = {'self': 2573}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -7810,7 +8076,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2502).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2581).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -7819,10 +8085,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 2502
+    _yaml_line = 2581
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2504}
+    _yaml_lines = {'self': 2583}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7851,7 +8117,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2513).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2592).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -7860,10 +8126,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 2513
+    _yaml_line = 2592
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 2515}
+    _yaml_lines = {'self': 2594}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph, release=False):
@@ -7892,7 +8158,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2535).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2614).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -7901,10 +8167,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 2535
+    _yaml_line = 2614
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2539, 'self': 2538}
+    _yaml_lines = {'other': 2618, 'self': 2617}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7944,7 +8210,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2558).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2637).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -7953,10 +8219,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 2558
+    _yaml_line = 2637
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 2562, 'self': 2561}
+    _yaml_lines = {'mat2': 2641, 'self': 2640}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -7996,7 +8262,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2569).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2648).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -8005,10 +8271,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 2569
+    _yaml_line = 2648
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 2573, 'self': 2572}
+    _yaml_lines = {'mat2': 2652, 'self': 2651}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8048,7 +8314,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2579).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2658).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -8057,10 +8323,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2579
+    _yaml_line = 2658
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2582, 'vec': 2583}
+    _yaml_lines = {'self': 2661, 'vec': 2662}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -8100,7 +8366,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2589).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2668).
 
     self: grad * tensor
     tensor: grad * self
@@ -8109,10 +8375,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2589
+    _yaml_line = 2668
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2591, 'tensor': 2592}
+    _yaml_lines = {'self': 2670, 'tensor': 2671}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph, release=False):
@@ -8151,7 +8417,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2598).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2677).
 
     self: grad * other
     other: grad * self
@@ -8160,10 +8426,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2598
+    _yaml_line = 2677
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2601, 'self': 2600}
+    _yaml_lines = {'other': 2680, 'self': 2679}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8202,7 +8468,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2605).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2684).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -8211,10 +8477,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2605
+    _yaml_line = 2684
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2609, 'self': 2608}
+    _yaml_lines = {'other': 2688, 'self': 2687}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8254,7 +8520,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2617).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2696).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -8263,10 +8529,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2617
+    _yaml_line = 2696
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2620, 'vec2': 2621}
+    _yaml_lines = {'self': 2699, 'vec2': 2700}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph, release=False):
@@ -8306,7 +8572,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2627).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2706).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -8314,10 +8580,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2627
+    _yaml_line = 2706
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2629}
+    _yaml_lines = {'tensors': 2708}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph, release=False):
@@ -8337,7 +8603,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2645).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2724).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -8346,10 +8612,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2645
+    _yaml_line = 2724
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2649, 'self': 2648}
+    _yaml_lines = {'other': 2728, 'self': 2727}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph, release=False):
@@ -8389,7 +8655,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2659).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2738).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -8398,10 +8664,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2659
+    _yaml_line = 2738
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2663, 'self': 2662}
+    _yaml_lines = {'other': 2742, 'self': 2741}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8441,7 +8707,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2670).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2749).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -8451,10 +8717,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2670
+    _yaml_line = 2749
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2675, 'mat2': 2676, 'self': 2674}
+    _yaml_lines = {'mat1': 2754, 'mat2': 2755, 'self': 2753}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8499,7 +8765,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class AddmvBackward0(GeneratedNode):
-    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2684).
+    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2763).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat: maybe_multiply(outer(grad, vec), alpha)
@@ -8509,10 +8775,10 @@ class AddmvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat', '_raw_saved_vec', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat', '_raw_saved_vec')
     _op_name = 'addmv'
-    _yaml_line = 2684
+    _yaml_line = 2763
     _input_names = ('self', 'mat', 'vec')
     _formulas = {'mat': 'maybe_multiply(outer(grad, vec), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)', 'vec': 'maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)'}
-    _yaml_lines = {'mat': 2689, 'self': 2688, 'vec': 2690}
+    _yaml_lines = {'mat': 2768, 'self': 2767, 'vec': 2769}
     _saved_fields = ('alpha', 'beta', 'mat', 'self.shape', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -8557,7 +8823,7 @@ class AddmvBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2699).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2778).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -8567,10 +8833,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2699
+    _yaml_line = 2778
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2704, 'batch2': 2705, 'self': 2703}
+    _yaml_lines = {'batch1': 2783, 'batch2': 2784, 'self': 2782}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8615,7 +8881,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2711).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2790).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -8624,10 +8890,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2711
+    _yaml_line = 2790
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2714, 'self': 2713}
+    _yaml_lines = {'other': 2793, 'self': 2792}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8672,7 +8938,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2721).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2800).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -8681,10 +8947,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2721
+    _yaml_line = 2800
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2725, 'self': 2724}
+    _yaml_lines = {'other': 2804, 'self': 2803}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8729,7 +8995,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2733).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2812).
 
     self: trace_backward(grad, self.shape)
     """
@@ -8737,10 +9003,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2733
+    _yaml_line = 2812
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2736}
+    _yaml_lines = {'self': 2815}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8753,7 +9019,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2744).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2823).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -8761,10 +9027,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2744
+    _yaml_line = 2823
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2747}
+    _yaml_lines = {'A': 2826}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8791,7 +9057,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2757).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2836).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -8799,10 +9065,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2757
+    _yaml_line = 2836
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2760}
+    _yaml_lines = {'self': 2839}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8829,7 +9095,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2764).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2843).
 
     A: det_backward(grad, A, result)
     """
@@ -8837,10 +9103,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2764
+    _yaml_line = 2843
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2767}
+    _yaml_lines = {'A': 2846}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -8875,7 +9141,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2778).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2857).
 
     self: det_backward(grad, self, result)
     """
@@ -8883,10 +9149,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2778
+    _yaml_line = 2857
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2781}
+    _yaml_lines = {'self': 2860}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8921,7 +9187,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2785).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2864).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -8929,10 +9195,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2785
+    _yaml_line = 2864
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2788}
+    _yaml_lines = {'A': 2867}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -8962,7 +9228,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2797).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2876).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -8970,10 +9236,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2797
+    _yaml_line = 2876
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2800}
+    _yaml_lines = {'self': 2879}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -9003,7 +9269,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2805).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2884).
 
     self: logabsdet_backward(grad, self)
     """
@@ -9011,10 +9277,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2805
+    _yaml_line = 2884
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2808}
+    _yaml_lines = {'self': 2887}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9043,7 +9309,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2812).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2891).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -9052,10 +9318,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2812
+    _yaml_line = 2891
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2815, 'B': 2816}
+    _yaml_lines = {'A': 2894, 'B': 2895}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9102,7 +9368,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2828).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2907).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -9110,10 +9376,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2828
+    _yaml_line = 2907
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2831}
+    _yaml_lines = {'A': 2910}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9140,7 +9406,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2840).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2919).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -9148,10 +9414,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2840
+    _yaml_line = 2919
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2843}
+    _yaml_lines = {'self': 2922}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9178,7 +9444,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2847).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2926).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -9186,10 +9452,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2847
+    _yaml_line = 2926
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2850}
+    _yaml_lines = {'A': 2929}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -9225,7 +9491,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2859).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2938).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -9233,10 +9499,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2859
+    _yaml_line = 2938
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2862}
+    _yaml_lines = {'A': 2941}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph, release=False):
@@ -9265,7 +9531,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2868).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2947).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -9273,10 +9539,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2868
+    _yaml_line = 2947
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2871}
+    _yaml_lines = {'A': 2950}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -9312,7 +9578,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2881).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2960).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -9320,10 +9586,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2881
+    _yaml_line = 2960
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2884}
+    _yaml_lines = {'A': 2963}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -9366,7 +9632,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2896).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2975).
 
     A: svdvals_backward(grad, A)
     """
@@ -9374,10 +9640,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2896
+    _yaml_line = 2975
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2899}
+    _yaml_lines = {'A': 2978}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9406,7 +9672,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2907).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2986).
 
     A: pinv_backward(grad, result, A)
     """
@@ -9414,10 +9680,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2907
+    _yaml_line = 2986
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2910}
+    _yaml_lines = {'A': 2989}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9452,7 +9718,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2919).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2998).
 
     self: pinv_backward(grad, result, self)
     """
@@ -9460,10 +9726,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2919
+    _yaml_line = 2998
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 2922}
+    _yaml_lines = {'self': 3001}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9498,7 +9764,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:2928).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3007).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -9506,10 +9772,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 2928
+    _yaml_line = 3007
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 2931}
+    _yaml_lines = {'self': 3010}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -9560,7 +9826,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:2939).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3018).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -9568,10 +9834,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 2939
+    _yaml_line = 3018
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 2942}
+    _yaml_lines = {'self': 3021}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -9607,7 +9873,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:2948).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3027).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -9616,10 +9882,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 2948
+    _yaml_line = 3027
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 2951, 'B': 2952}
+    _yaml_lines = {'A': 3030, 'B': 3031}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9666,7 +9932,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:2962).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3041).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -9675,10 +9941,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 2962
+    _yaml_line = 3041
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 2965, 'y': 2966}
+    _yaml_lines = {'x': 3044, 'y': 3045}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9718,7 +9984,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:2975).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3054).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -9726,10 +9992,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 2975
+    _yaml_line = 3054
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 2977}
+    _yaml_lines = {'tensors': 3056}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9749,7 +10015,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:2986).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3065).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -9757,10 +10023,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 2986
+    _yaml_line = 3065
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 2988}
+    _yaml_lines = {'A': 3067}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph, release=False):
@@ -9789,7 +10055,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:2998).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3077).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -9797,10 +10063,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 2998
+    _yaml_line = 3077
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 3000}
+    _yaml_lines = {'self': 3079}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9829,7 +10095,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3011).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3090).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -9837,10 +10103,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 3011
+    _yaml_line = 3090
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 3013}
+    _yaml_lines = {'self': 3092}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9875,7 +10141,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3034).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3113).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -9883,10 +10149,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 3034
+    _yaml_line = 3113
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 3036}
+    _yaml_lines = {'self': 3115}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9921,7 +10187,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3042).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3121).
 
     x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
@@ -9929,10 +10195,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord', '_saved_x_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 3042
+    _yaml_line = 3121
     _input_names = ('x',)
     _formulas = {'x': 'cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)'}
-    _yaml_lines = {'x': 3044}
+    _yaml_lines = {'x': 3123}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x', 'x.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -9967,7 +10233,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3065).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3144).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -9975,10 +10241,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 3065
+    _yaml_line = 3144
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3068}
+    _yaml_lines = {'A': 3147}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10013,7 +10279,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3081).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3160).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10021,10 +10287,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 3081
+    _yaml_line = 3160
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3084}
+    _yaml_lines = {'A': 3163}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10059,7 +10325,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3094).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3173).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10067,10 +10333,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 3094
+    _yaml_line = 3173
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3096}
+    _yaml_lines = {'A': 3175}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10105,7 +10371,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3107).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3186).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10113,10 +10379,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 3107
+    _yaml_line = 3186
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3109}
+    _yaml_lines = {'A': 3188}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10151,7 +10417,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3124).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3203).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -10159,10 +10425,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 3124
+    _yaml_line = 3203
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 3128}
+    _yaml_lines = {'self': 3207}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10189,7 +10455,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3141).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3220).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -10197,10 +10463,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 3141
+    _yaml_line = 3220
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3143}
+    _yaml_lines = {'self': 3222}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -10227,7 +10493,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3153).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3232).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -10235,10 +10501,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3153
+    _yaml_line = 3232
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3155}
+    _yaml_lines = {'self': 3234}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -10265,7 +10531,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3164).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3243).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -10273,10 +10539,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3164
+    _yaml_line = 3243
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3167}
+    _yaml_lines = {'input': 3246}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -10305,7 +10571,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3179).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3258).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -10313,10 +10579,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3179
+    _yaml_line = 3258
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3182}
+    _yaml_lines = {'input': 3261}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10345,7 +10611,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3190).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3269).
 
     input: grad * selu_slope(input)
     """
@@ -10353,10 +10619,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3190
+    _yaml_line = 3269
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3193}
+    _yaml_lines = {'input': 3272}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10385,7 +10651,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3200).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3279).
 
     self: grad * normal_pdf(self)
     """
@@ -10393,10 +10659,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3200
+    _yaml_line = 3279
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3202}
+    _yaml_lines = {'self': 3281}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10425,7 +10691,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3207).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3286).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -10433,10 +10699,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3207
+    _yaml_line = 3286
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3210}
+    _yaml_lines = {'input': 3289}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10465,7 +10731,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3219).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3298).
 
     input: grad * silu_derivative(input)
     """
@@ -10473,10 +10739,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3219
+    _yaml_line = 3298
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3222}
+    _yaml_lines = {'input': 3301}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10505,7 +10771,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3227).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3306).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -10513,10 +10779,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3227
+    _yaml_line = 3306
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3230}
+    _yaml_lines = {'input': 3309}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -10545,7 +10811,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3239).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3318).
 
     input: grad * mish_derivative(input)
     """
@@ -10553,10 +10819,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3239
+    _yaml_line = 3318
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3242}
+    _yaml_lines = {'input': 3321}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10585,7 +10851,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3247).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3326).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -10593,10 +10859,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3247
+    _yaml_line = 3326
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3250}
+    _yaml_lines = {'input': 3329}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -10625,7 +10891,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3262).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3341).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -10633,10 +10899,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3262
+    _yaml_line = 3341
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3265}
+    _yaml_lines = {'input': 3344}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10665,7 +10931,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3271).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3350).
 
     input: grad * hardswish_slope(input)
     """
@@ -10673,10 +10939,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3271
+    _yaml_line = 3350
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3274}
+    _yaml_lines = {'input': 3353}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10705,7 +10971,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3280).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3359).
 
     input: grad * sigmoid(-input)
     """
@@ -10713,10 +10979,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3280
+    _yaml_line = 3359
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3283}
+    _yaml_lines = {'input': 3362}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10745,7 +11011,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3290).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3369).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -10754,10 +11020,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3290
+    _yaml_line = 3369
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3292}
+    _yaml_lines = {'self': 3371}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -10785,7 +11051,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3306).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3385).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -10795,10 +11061,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3306
+    _yaml_line = 3385
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3311, 'input': 3309, 'weight': 3310}
+    _yaml_lines = {'bias': 3390, 'input': 3388, 'weight': 3389}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -10843,7 +11109,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3324).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3403).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -10852,10 +11118,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3324
+    _yaml_line = 3403
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3327, 'gates': 3326}
+    _yaml_lines = {'cx': 3406, 'gates': 3405}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -10918,7 +11184,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3341).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3420).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -10926,10 +11192,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3341
+    _yaml_line = 3420
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3343}
+    _yaml_lines = {'inputs': 3422}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -10956,7 +11222,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3351).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3430).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -10966,10 +11232,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3351
+    _yaml_line = 3430
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3354, 'hx': 3355, 'input_gates': 3353}
+    _yaml_lines = {'hidden_gates': 3433, 'hx': 3434, 'input_gates': 3432}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -11060,7 +11326,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3365).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3444).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -11070,10 +11336,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3365
+    _yaml_line = 3444
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3370, 'input': 3368, 'weight': 3369}
+    _yaml_lines = {'bias': 3449, 'input': 3447, 'weight': 3448}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11126,7 +11392,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3384).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3463).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -11135,10 +11401,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3384
+    _yaml_line = 3463
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3387, 'weight': 3388}
+    _yaml_lines = {'input': 3466, 'weight': 3467}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11186,7 +11452,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3399).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3478).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -11196,10 +11462,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3399
+    _yaml_line = 3478
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3403, 'input': 3401, 'weight': 3402}
+    _yaml_lines = {'bias': 3482, 'input': 3480, 'weight': 3481}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11250,7 +11516,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3412).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3491).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -11260,10 +11526,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3412
+    _yaml_line = 3491
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3417, 'input': 3415, 'weight': 3416}
+    _yaml_lines = {'bias': 3496, 'input': 3494, 'weight': 3495}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11314,7 +11580,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3429).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3508).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -11324,10 +11590,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3429
+    _yaml_line = 3508
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3431, 'target': 3432, 'weight': 3433}
+    _yaml_lines = {'input': 3510, 'target': 3511, 'weight': 3512}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11418,7 +11684,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3458).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3537).
 
     self: non_differentiable
     """
@@ -11426,7 +11692,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3458
+    _yaml_line = 3537
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11437,7 +11703,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3470).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3549).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -11447,10 +11713,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3470
+    _yaml_line = 3549
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3472}
+    _yaml_lines = {'self': 3551}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11495,7 +11761,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3492).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3571).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -11504,10 +11770,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3492
+    _yaml_line = 3571
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3494, 'target': 3495}
+    _yaml_lines = {'self': 3573, 'target': 3574}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -11555,7 +11821,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3510).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3589).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -11564,10 +11830,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3510
+    _yaml_line = 3589
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3512}
+    _yaml_lines = {'log_probs': 3591}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -11622,7 +11888,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3537).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3616).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11632,10 +11898,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3537
+    _yaml_line = 3616
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3542, 'input': 3540, 'weight': 3541}
+    _yaml_lines = {'bias': 3621, 'input': 3619, 'weight': 3620}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11678,7 +11944,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3553).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3632).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11688,10 +11954,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3553
+    _yaml_line = 3632
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3558, 'input': 3556, 'weight': 3557}
+    _yaml_lines = {'bias': 3637, 'input': 3635, 'weight': 3636}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11734,7 +12000,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3567).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3646).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11744,10 +12010,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3567
+    _yaml_line = 3646
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3572, 'input': 3570, 'weight': 3571}
+    _yaml_lines = {'bias': 3651, 'input': 3649, 'weight': 3650}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11790,7 +12056,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3584).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3663).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11800,10 +12066,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3584
+    _yaml_line = 3663
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3589, 'input': 3587, 'weight': 3588}
+    _yaml_lines = {'bias': 3668, 'input': 3666, 'weight': 3667}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11846,7 +12112,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3598).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3677).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11856,10 +12122,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3598
+    _yaml_line = 3677
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3603, 'input': 3601, 'weight': 3602}
+    _yaml_lines = {'bias': 3682, 'input': 3680, 'weight': 3681}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11902,7 +12168,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3613).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3692).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11912,10 +12178,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3613
+    _yaml_line = 3692
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3618, 'input': 3616, 'weight': 3617}
+    _yaml_lines = {'bias': 3697, 'input': 3695, 'weight': 3696}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11958,7 +12224,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3626).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3705).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -11968,10 +12234,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3626
+    _yaml_line = 3705
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3630, 'input': 3628, 'weight': 3629}
+    _yaml_lines = {'bias': 3709, 'input': 3707, 'weight': 3708}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12014,7 +12280,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3639).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3718).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -12024,10 +12290,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3639
+    _yaml_line = 3718
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3643, 'input': 3641, 'weight': 3642}
+    _yaml_lines = {'bias': 3722, 'input': 3720, 'weight': 3721}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12070,7 +12336,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3654).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3733).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -12080,10 +12346,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3654
+    _yaml_line = 3733
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3659, 'input': 3657, 'weight': 3658}
+    _yaml_lines = {'bias': 3738, 'input': 3736, 'weight': 3737}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12126,7 +12392,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3669).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3748).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -12135,10 +12401,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3669
+    _yaml_line = 3748
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3672, 'output_grad': 3671}
+    _yaml_lines = {'input': 3751, 'output_grad': 3750}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12178,7 +12444,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3685).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3764).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -12186,10 +12452,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3685
+    _yaml_line = 3764
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3687}
+    _yaml_lines = {'input': 3766}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12217,7 +12483,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3696).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3775).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -12225,10 +12491,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3696
+    _yaml_line = 3775
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3699}
+    _yaml_lines = {'input': 3778}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12257,7 +12523,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3706).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3785).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -12265,10 +12531,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3706
+    _yaml_line = 3785
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3708}
+    _yaml_lines = {'input': 3787}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12296,7 +12562,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3720).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3799).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -12304,10 +12570,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3720
+    _yaml_line = 3799
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3723}
+    _yaml_lines = {'input': 3802}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12336,7 +12602,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3731).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3810).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -12344,10 +12610,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3731
+    _yaml_line = 3810
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3734}
+    _yaml_lines = {'input': 3813}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12375,7 +12641,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3744).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3823).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -12383,10 +12649,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3744
+    _yaml_line = 3823
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3747}
+    _yaml_lines = {'input': 3826}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12415,7 +12681,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3755).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3834).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -12423,10 +12689,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3755
+    _yaml_line = 3834
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3758}
+    _yaml_lines = {'input': 3837}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12439,7 +12705,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3766).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3845).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -12447,10 +12713,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3766
+    _yaml_line = 3845
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3769}
+    _yaml_lines = {'input': 3848}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12463,7 +12729,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3781).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3860).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -12471,10 +12737,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3781
+    _yaml_line = 3860
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3784}
+    _yaml_lines = {'input': 3863}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12487,7 +12753,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3794).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3873).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -12495,10 +12761,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3794
+    _yaml_line = 3873
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3796}
+    _yaml_lines = {'output_grad': 3875}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12511,7 +12777,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3808).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3887).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12519,10 +12785,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3808
+    _yaml_line = 3887
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3810}
+    _yaml_lines = {'input': 3889}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12535,7 +12801,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3818).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3897).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12543,10 +12809,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3818
+    _yaml_line = 3897
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3820}
+    _yaml_lines = {'input': 3899}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12559,7 +12825,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3830).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3909).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12567,10 +12833,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3830
+    _yaml_line = 3909
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3832}
+    _yaml_lines = {'input': 3911}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12583,7 +12849,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3843).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3922).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12591,10 +12857,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3843
+    _yaml_line = 3922
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3845}
+    _yaml_lines = {'input': 3924}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12607,7 +12873,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3858).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3937).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12615,10 +12881,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3858
+    _yaml_line = 3937
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3860}
+    _yaml_lines = {'output_grad': 3939}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12631,7 +12897,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3871).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3950).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12640,10 +12906,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3871
+    _yaml_line = 3950
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3874}
+    _yaml_lines = {'weight': 3953}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

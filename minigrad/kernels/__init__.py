@@ -19,3 +19,4 @@ from minigrad.kernels.stacking import *  # noqa: F401,F403
 from minigrad.kernels.device import *  # noqa: F401,F403
 from minigrad.kernels.ctc import *  # noqa: F401,F403
 from minigrad.kernels.strided import *  # noqa: F401,F403
+from minigrad.kernels.number_functions import *  # noqa: F401,F403

@@ -7,6 +7,7 @@ gradients are described by "storage indices": for every element of a geometry
 import numpy as np
 
 from minigrad._array import data_pointer, namespace_of
+from minigrad.kernels.core import scalar_type_name
 from minigrad.kernels.shape import _wrap_dim
 
 
@@ -26,8 +27,10 @@ def strided_view(x, size, stride, shift):
     xp = namespace_of(x)
     size, item = tuple(int(s) for s in size), x.itemsize
     strides = tuple(int(s) * item for s in stride)
-    if xp is not np:  # CuPy: a view from a memory pointer
-        return xp.ndarray(size, x.dtype, x.data + shift * item, strides)
+    if xp is not np:  # CuPy: as_strided over the (contiguous) allocation, from the start
+        owner = storage_owner(x)
+        start = (data_pointer(x) - data_pointer(owner)) // item + shift
+        return xp.lib.stride_tricks.as_strided(owner.reshape(-1)[start:], size, strides)
     interface = dict(x.__array_interface__, shape=size, strides=strides,
                      data=(data_pointer(x) + shift * item, not x.flags.writeable))
     interface.pop("mask", None)
@@ -35,6 +38,18 @@ def strided_view(x, size, stride, shift):
     if not x.flags.writeable:
         out.flags.writeable = False
     return out
+
+
+def storage_owner(array):
+    """The array that owns ``array``'s memory (the ``base`` chain; numpy's as_strided and
+    ours put an interface object between a view and its base)."""
+    while True:
+        base = array.base
+        while base is not None and not hasattr(base, "strides"):
+            base = getattr(base, "base", None)
+        if base is None:
+            return array
+        array = base
 
 
 def unfold_array(x, dimension, size, step):
@@ -187,3 +202,40 @@ def renorm_array(x, p, dim, maxnorm):
     xp = namespace_of(x)
     factor = xp.where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0).astype(x.dtype)
     return x * factor
+
+
+# ------------------------------------------------------------------ flat indices
+def put_array(x, index, source, accumulate):
+    """``torch.put``: ``source``'s elements written (or added, with ``accumulate``) at the
+    flat indices ``index`` of a copy of ``x`` (negative indices count from the end)."""
+    if index.dtype != np.int64:
+        raise RuntimeError("put_(): Expected a long tensor for index, but got "
+                           f"{scalar_type_name(index.dtype)}")
+    if x.dtype != source.dtype:
+        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {scalar_type_name(x.dtype)} and source.dtype = "
+                           f"{scalar_type_name(source.dtype)}")
+    if index.size != source.size:
+        raise IndexError(f"put_(): Expected source and index to have the same number of "
+                         f"elements, but got source.numel() = {source.size}, index.numel() = "
+                         f"{index.size}")
+    xp = namespace_of(x)
+    out = xp.array(x, copy=True, order="C")
+    flat, index = out.reshape(-1), index.reshape(-1)
+    if index.size:
+        bad = index[(index >= flat.size) | (index < -flat.size)]
+        if bad.size:
+            raise IndexError(f"out of range: tried to access index {int(bad[0])} on a tensor of "
+                             f"{flat.size} elements.")
+    if accumulate:
+        xp.add.at(flat, index, source.reshape(-1))
+    else:
+        flat[index] = source.reshape(-1)
+    return out
+
+
+def diagflat_array(x, offset):
+    """``torch.diagflat``: a square matrix with ``x``'s elements (flattened) on the
+    ``offset`` diagonal."""
+    xp = namespace_of(x)
+    return xp.array(xp.diagflat(x, offset), copy=True)

@@ -1,10 +1,11 @@
 """Formula helpers for the strided views and the *_scatter ops (rules in __init__)."""
+from minigrad import _tensor  # a module: read at call time (import cycle)
 from minigrad._array import namespace_of
 from minigrad.autograd.formulas.core import ops_for
 from minigrad.autograd.formulas.linalg import vector_norm_backward
 from minigrad.kernels.strided import slice_key, storage_indices
 
-__all__ = ["slice_index", "outside_strided", "renorm_backward", "renorm_jvp"]
+__all__ = ["slice_index", "outside_strided", "renorm_backward", "renorm_jvp", "times_power_of_two"]
 
 
 def slice_index(shape, dim, start, end, step):
@@ -51,3 +52,11 @@ def renorm_jvp(x_t, x, p, dim, maxnorm):
     inverse = 1.0 / (norm + 1e-7)
     return F.where(norm > maxnorm, inverse * maxnorm * x_t - (maxnorm * inverse * inverse)
                    * norm_t * x, x_t)
+
+
+def times_power_of_two(x, exponent):
+    """``x * 2 ** exponent`` in ``x``'s dtype, for an integer ``exponent`` (frexp's
+    exponent is int32, whose 2 ** e numpy would make float64)."""
+    if isinstance(x, _tensor.Tensor):
+        return x * ops_for(x).exp2(exponent)  # an int32 Tensor's exp2 is float32
+    return x * namespace_of(x).exp2(exponent).astype(x.dtype)
