@@ -41,11 +41,24 @@ def scatter(input, dim, index, *args, reduce=None, **kwargs):
     with ``reduce``, added to ('add') or multiplied into ('multiply') what is there."""
     if reduce is None:
         return _F.scatter(input, dim, index, *args, **kwargs)
+    return _reduced(input, dim, index, *args, reduce=reduce, name="scatter", **kwargs)
+
+
+def scatter_(self, dim, index, *args, reduce=None, **kwargs):
+    """In-place ``scatter``, with or without ``reduce``."""
+    if reduce is None:
+        return apply_inplace(self, _F.scatter, dim, index, *args, **kwargs)
+    return apply_inplace(self, _reduced, dim, index, *args, reduce=reduce, name="scatter_",
+                         **kwargs)
+
+
+def _reduced(input, dim, index, *args, reduce, name, **kwargs):
+    """``scatter`` with ``reduce``: scatter_reduce's values, a NotImplemented history."""
     if reduce not in _REDUCTIONS:
         raise RuntimeError("reduce argument must be either add or multiply.")
     (src,) = args or [kwargs.pop("src", kwargs.pop("value", None))]
     if isinstance(src, Tensor):
-        warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)
+        warnings.warn(_DEPRECATED, UserWarning, stacklevel=3)
         values = src
     elif isinstance(src, numbers.Number):
         values = full(tuple(index.shape), src, dtype=input.dtype, device=input.device)
@@ -57,14 +70,7 @@ def scatter(input, dim, index, *args, reduce=None, **kwargs):
     edges = (edge_of(input), edge_of(values))
     if not grad_mode.enabled or all(edge[0] is None for edge in edges):
         return out
-    return _wrap(out._data, NotImplemented(edges, "scatter"))
-
-
-def scatter_(self, dim, index, *args, reduce=None, **kwargs):
-    """In-place ``scatter``, with or without ``reduce``."""
-    if reduce is None:
-        return apply_inplace(self, _F.scatter, dim, index, *args, **kwargs)
-    return apply_inplace(self, scatter, dim, index, *args, reduce=reduce, **kwargs)
+    return _wrap(out._data, NotImplemented(edges, name))
 
 
 Tensor.scatter = scatter
