@@ -3,7 +3,8 @@
 
 As in PyTorch, the tensor becomes the view the out-of-place op would return (the same
 memory, so its views and base are untouched); while autograd records, that op's node
-becomes its ``grad_fn``, and the version counter moves.  A leaf that requires grad, or a
+becomes its ``grad_fn``, and the version counter moves; in a dual level its tangent
+becomes the same view of the tangent.  A leaf that requires grad, or a
 view of one, is refused, as for every in-place op.
 
 >>> x = minigrad.zeros(2, 1, 3)
@@ -14,6 +15,7 @@ from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor
 from minigrad.autograd import grad_mode
 from minigrad.autograd.errors import LEAF_INPLACE_ERROR
+from minigrad.autograd.forward_ad import set_tangent, state as forward_ad, stored_tangent
 from minigrad.autograd.hooks import move_retain_grad
 from minigrad.autograd.views import VIEW_OF_LEAF_ERROR
 from minigrad.strided import as_strided
@@ -28,9 +30,12 @@ def _become(self, view_op, *args):
         raise RuntimeError(LEAF_INPLACE_ERROR if base is None else VIEW_OF_LEAF_ERROR)
     if recording and base is not None and base._requires_grad and base.grad_fn is None:
         raise RuntimeError(VIEW_OF_LEAF_ERROR)
-    out = view_op(self, *args)
+    out = view_op(self, *args)  # in a dual level, with the same view of the tangent
     old_fn, old_nr = self.grad_fn, self._output_nr
     self._data = out._data
+    tangent = stored_tangent(out) if forward_ad.active else None
+    if tangent is not None:
+        set_tangent(self, tangent)
     if recording:
         self.grad_fn, self._output_nr, self._requires_grad = out.grad_fn, out._output_nr, True
         if self._extras is not None and self._extras.get("retains_grad"):

@@ -1782,7 +1782,7 @@ OPS = {
         False, 'LdexpBackward0',
         ('self', 'other'), ('self', 'other')),
     'frexp': CompileOp(
-        'frexp', 'frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)', 2409,
+        'frexp', 'frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)', 2412,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('mantissa', 'Tensor', True), CompileOutput('exponent', 'Tensor', False), ),
         'frexp_array(self)',
@@ -1791,7 +1791,7 @@ OPS = {
         False, 'FrexpBackward0',
         (), ()),
     'nextafter': CompileOp(
-        'nextafter', 'nextafter(Tensor self, Tensor other) -> Tensor', 2417,
+        'nextafter', 'nextafter(Tensor self, Tensor other) -> Tensor', 2420,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nextafter_array(self, other)',
@@ -1800,7 +1800,7 @@ OPS = {
         False, 'NextafterBackward0',
         ('self', 'other'), ()),
     'gcd': CompileOp(
-        'gcd', 'gcd(Tensor self, Tensor other) -> Tensor', 2428,
+        'gcd', 'gcd(Tensor self, Tensor other) -> Tensor', 2431,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gcd_array(self, other)',
@@ -1809,7 +1809,7 @@ OPS = {
         False, 'GcdBackward0',
         ('self', 'other'), ()),
     'lcm': CompileOp(
-        'lcm', 'lcm(Tensor self, Tensor other) -> Tensor', 2437,
+        'lcm', 'lcm(Tensor self, Tensor other) -> Tensor', 2440,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lcm_array(self, other)',
@@ -1818,7 +1818,7 @@ OPS = {
         False, 'LcmBackward0',
         ('self', 'other'), ()),
     'put': CompileOp(
-        'put', 'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor', 2446,
+        'put', 'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor', 2449,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('accumulate', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'put_array(self, index, source, accumulate)',
@@ -1827,7 +1827,7 @@ OPS = {
         False, 'PutBackward0',
         (), ()),
     'diagflat': CompileOp(
-        'diagflat', 'diagflat(Tensor self, int offset=0) -> Tensor', 2457,
+        'diagflat', 'diagflat(Tensor self, int offset=0) -> Tensor', 2460,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagflat_array(self, offset)',
@@ -1836,7 +1836,7 @@ OPS = {
         False, 'DiagflatBackward0',
         (), ()),
     'gather_backward': CompileOp(
-        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2466,
+        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2469,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_into_zeros(self, dim, index, shape)',
@@ -1845,7 +1845,7 @@ OPS = {
         False, 'GatherBackwardBackward0',
         (), ()),
     'index_select': CompileOp(
-        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2476,
+        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2479,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_select_array(self, dim, index)',
@@ -1854,7 +1854,7 @@ OPS = {
         False, 'IndexSelectBackward0',
         (), ()),
     'index_add': CompileOp(
-        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2486,
+        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2489,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_add_array(self, dim, index, source, alpha)',
@@ -1863,7 +1863,7 @@ OPS = {
         False, 'IndexAddBackward0',
         (), ()),
     'scatter_src': CompileOp(
-        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2498,
+        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2501,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, src)',
@@ -1872,7 +1872,7 @@ OPS = {
         False, 'ScatterBackward0',
         (), ()),
     'scatter_value': CompileOp(
-        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2510,
+        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2513,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, value)',
@@ -1881,7 +1881,7 @@ OPS = {
         False, 'ScatterBackward1',
         (), ()),
     'scatter_add': CompileOp(
-        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2519,
+        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2522,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_array(self, dim, index, src)',
@@ -1890,7 +1890,7 @@ OPS = {
         False, 'ScatterAddBackward0',
         (), ()),
     'scatter_reduce': CompileOp(
-        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2534,
+        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2537,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('reduce', 'str', None, False, False), CompileArg('include_self', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_reduce_array(self, dim, index, src, reduce, include_self)',
@@ -1899,7 +1899,7 @@ OPS = {
         False, 'ScatterReduceBackward0',
         (), ()),
     'masked_fill_Scalar': CompileOp(
-        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2548,
+        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2551,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1908,7 +1908,7 @@ OPS = {
         False, 'MaskedFillBackward0',
         (), ()),
     'masked_fill_Tensor': CompileOp(
-        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2559,
+        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2562,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -1917,7 +1917,7 @@ OPS = {
         False, 'MaskedFillBackward1',
         (), ()),
     '_masked_select': CompileOp(
-        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2571,
+        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 2574,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_select_array(self, mask)',
@@ -1926,7 +1926,7 @@ OPS = {
         False, 'MaskedSelectBackward0',
         (), ()),
     'take_along_dim': CompileOp(
-        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2581,
+        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 2584,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_array(self, indices, dim)',
@@ -1935,7 +1935,7 @@ OPS = {
         False, 'TakeAlongDimBackward0',
         (), ()),
     'take_along_dim_backward': CompileOp(
-        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2592,
+        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 2595,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_backward_array(self, dim, indices, shape)',
@@ -1944,7 +1944,7 @@ OPS = {
         False, 'TakeAlongDimBackwardBackward0',
         (), ()),
     'matmul': CompileOp(
-        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2614,
+        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 2617,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matmul_array(self, other)',
@@ -1953,7 +1953,7 @@ OPS = {
         False, 'MatmulBackward0',
         (), ()),
     'mm': CompileOp(
-        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2637,
+        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 2640,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mm_array(self, mat2)',
@@ -1962,7 +1962,7 @@ OPS = {
         False, 'MmBackward0',
         (), ()),
     'bmm': CompileOp(
-        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2648,
+        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 2651,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'bmm_array(self, mat2)',
@@ -1971,7 +1971,7 @@ OPS = {
         False, 'BmmBackward0',
         (), ()),
     'mv': CompileOp(
-        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2658,
+        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 2661,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mv_array(self, vec)',
@@ -1980,7 +1980,7 @@ OPS = {
         False, 'MvBackward0',
         (), ()),
     'dot': CompileOp(
-        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2668,
+        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 2671,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, tensor)',
@@ -1989,7 +1989,7 @@ OPS = {
         False, 'DotBackward0',
         (), ()),
     'vdot': CompileOp(
-        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2677,
+        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 2680,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, other)',
@@ -1998,7 +1998,7 @@ OPS = {
         False, 'VdotBackward0',
         (), ()),
     'inner': CompileOp(
-        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2684,
+        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 2687,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inner_array(self, other)',
@@ -2007,7 +2007,7 @@ OPS = {
         False, 'InnerBackward0',
         (), ()),
     'outer': CompileOp(
-        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2696,
+        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 2699,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'outer_array(self, vec2)',
@@ -2016,7 +2016,7 @@ OPS = {
         False, 'OuterBackward0',
         ('self', 'vec2'), ()),
     'einsum': CompileOp(
-        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2706,
+        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 2709,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'einsum_array(equation, tensors)',
@@ -2025,7 +2025,7 @@ OPS = {
         False, 'EinsumBackward0',
         (), ()),
     'tensordot': CompileOp(
-        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2724,
+        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 2727,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'tensordot_array(self, other, dims_self, dims_other)',
@@ -2034,7 +2034,7 @@ OPS = {
         False, 'TensordotBackward0',
         (), ()),
     'kron': CompileOp(
-        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2738,
+        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 2741,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'kron_array(self, other)',
@@ -2043,7 +2043,7 @@ OPS = {
         False, 'KronBackward0',
         ('self', 'other'), ()),
     'addmm': CompileOp(
-        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2749,
+        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2752,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmm_array(self, mat1, mat2, beta, alpha)',
@@ -2052,7 +2052,7 @@ OPS = {
         False, 'AddmmBackward0',
         (), ()),
     'addmv': CompileOp(
-        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2763,
+        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2766,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmv_array(self, mat, vec, beta, alpha)',
@@ -2061,7 +2061,7 @@ OPS = {
         False, 'AddmvBackward0',
         (), ()),
     'baddbmm': CompileOp(
-        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2778,
+        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 2781,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
@@ -2070,7 +2070,7 @@ OPS = {
         False, 'BaddbmmBackward0',
         (), ()),
     'cross': CompileOp(
-        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2790,
+        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 2793,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -2079,7 +2079,7 @@ OPS = {
         False, 'CrossBackward0',
         (), ()),
     'linalg_cross': CompileOp(
-        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2800,
+        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 2803,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -2088,7 +2088,7 @@ OPS = {
         False, 'LinalgCrossBackward0',
         (), ()),
     'trace': CompileOp(
-        'trace', 'trace(Tensor self) -> Tensor', 2812,
+        'trace', 'trace(Tensor self) -> Tensor', 2815,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trace_array(self)',
@@ -2097,7 +2097,7 @@ OPS = {
         False, 'TraceBackward0',
         (), ()),
     'linalg_inv': CompileOp(
-        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2823,
+        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 2826,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(A)',
@@ -2106,7 +2106,7 @@ OPS = {
         False, 'LinalgInvBackward0',
         (), ()),
     'inverse': CompileOp(
-        'inverse', 'inverse(Tensor self) -> Tensor', 2836,
+        'inverse', 'inverse(Tensor self) -> Tensor', 2839,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(self)',
@@ -2115,7 +2115,7 @@ OPS = {
         False, 'InverseBackward0',
         (), ()),
     'linalg_det': CompileOp(
-        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2843,
+        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 2846,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(A)',
@@ -2124,7 +2124,7 @@ OPS = {
         False, 'LinalgDetBackward0',
         (), ()),
     'det': CompileOp(
-        'det', 'det(Tensor self) -> Tensor', 2857,
+        'det', 'det(Tensor self) -> Tensor', 2860,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(self)',
@@ -2133,7 +2133,7 @@ OPS = {
         False, 'DetBackward0',
         (), ()),
     'linalg_slogdet': CompileOp(
-        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2864,
+        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 2867,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(A)',
@@ -2142,7 +2142,7 @@ OPS = {
         False, 'LinalgSlogdetBackward0',
         (), ()),
     'slogdet': CompileOp(
-        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2876,
+        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 2879,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(self)',
@@ -2151,7 +2151,7 @@ OPS = {
         False, 'SlogdetBackward0',
         (), ()),
     'logdet': CompileOp(
-        'logdet', 'logdet(Tensor self) -> Tensor', 2884,
+        'logdet', 'logdet(Tensor self) -> Tensor', 2887,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logdet_array(self)',
@@ -2160,7 +2160,7 @@ OPS = {
         False, 'LogdetBackward0',
         (), ()),
     'linalg_solve': CompileOp(
-        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2891,
+        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 2894,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_array(A, B, left)',
@@ -2169,7 +2169,7 @@ OPS = {
         False, 'LinalgSolveBackward0',
         (), ()),
     'linalg_cholesky': CompileOp(
-        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2907,
+        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 2910,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(A, upper)',
@@ -2178,7 +2178,7 @@ OPS = {
         False, 'LinalgCholeskyBackward0',
         (), ()),
     'cholesky': CompileOp(
-        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2919,
+        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 2922,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(self, upper)',
@@ -2187,7 +2187,7 @@ OPS = {
         False, 'CholeskyBackward0',
         (), ()),
     'linalg_eigh': CompileOp(
-        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2926,
+        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 2929,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('eigenvalues', 'Tensor', True), CompileOutput('eigenvectors', 'Tensor', True), ),
         'eigh_array(A, UPLO)',
@@ -2196,7 +2196,7 @@ OPS = {
         True, 'LinalgEighBackward0',
         (), ()),
     'linalg_eigvalsh': CompileOp(
-        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2938,
+        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 2941,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'eigh_array(A, UPLO)[0]',
@@ -2205,7 +2205,7 @@ OPS = {
         False, 'LinalgEigvalshBackward0',
         (), ()),
     'linalg_qr': CompileOp(
-        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2947,
+        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 2950,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(A, mode)',
@@ -2214,7 +2214,7 @@ OPS = {
         True, 'LinalgQrBackward0',
         (), ()),
     'linalg_svd': CompileOp(
-        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2960,
+        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 2963,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('Vh', 'Tensor', True), ),
         'svd_array(A, full_matrices)',
@@ -2223,7 +2223,7 @@ OPS = {
         True, 'LinalgSvdBackward0',
         (), ()),
     'linalg_svdvals': CompileOp(
-        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2975,
+        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 2978,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'svd_array(A, False)[1]',
@@ -2232,7 +2232,7 @@ OPS = {
         False, 'LinalgSvdvalsBackward0',
         (), ()),
     'linalg_pinv': CompileOp(
-        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2986,
+        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 2989,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(A, atol, rtol, hermitian)',
@@ -2241,7 +2241,7 @@ OPS = {
         False, 'LinalgPinvBackward0',
         (), ()),
     'pinverse': CompileOp(
-        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 2998,
+        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 3001,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(self, None, rcond)',
@@ -2250,7 +2250,7 @@ OPS = {
         False, 'PinverseBackward0',
         (), ()),
     'svd': CompileOp(
-        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 3007,
+        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 3010,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('V', 'Tensor', True), ),
         'torch_svd_array(self, some, compute_uv)',
@@ -2259,7 +2259,7 @@ OPS = {
         True, 'SvdBackward0',
         (), ()),
     'qr': CompileOp(
-        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 3018,
+        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 3021,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(self, "reduced" if some else "complete")',
@@ -2268,7 +2268,7 @@ OPS = {
         True, 'QrBackward0',
         (), ()),
     'linalg_solve_triangular': CompileOp(
-        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 3027,
+        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 3030,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_triangular_array(A, B, upper, left, unitriangular)',
@@ -2277,7 +2277,7 @@ OPS = {
         False, 'LinalgSolveTriangularBackward0',
         (), ()),
     'linalg_vecdot': CompileOp(
-        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 3041,
+        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 3044,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vecdot_array(x, y, dim)',
@@ -2286,7 +2286,7 @@ OPS = {
         False, 'LinalgVecdotBackward0',
         (), ()),
     'linalg_multi_dot': CompileOp(
-        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 3054,
+        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 3057,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'multi_dot_array(tensors)',
@@ -2295,7 +2295,7 @@ OPS = {
         False, 'LinalgMultiDotBackward0',
         (), ()),
     'linalg_matrix_power': CompileOp(
-        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 3065,
+        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 3068,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(A, n)',
@@ -2304,7 +2304,7 @@ OPS = {
         False, 'LinalgMatrixPowerBackward0',
         (), ()),
     'matrix_power': CompileOp(
-        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 3077,
+        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 3080,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(self, n)',
@@ -2313,7 +2313,7 @@ OPS = {
         False, 'MatrixPowerBackward0',
         (), ()),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3090,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3093,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -2322,7 +2322,7 @@ OPS = {
         False, 'NormBackward0',
         (), ()),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3113,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3116,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -2331,7 +2331,7 @@ OPS = {
         False, 'NormBackward1',
         (), ()),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3121,
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3124,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vector_norm_array(vector_norm_input(x, dtype), ord, dim, keepdim)',
@@ -2340,7 +2340,7 @@ OPS = {
         False, 'LinalgVectorNormBackward0',
         (), ()),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3144,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3147,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2349,7 +2349,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward0',
         (), ()),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3160,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3163,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2358,7 +2358,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward1',
         (), ()),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3173,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3176,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2367,7 +2367,7 @@ OPS = {
         False, 'LinalgNormBackward0',
         (), ()),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3186,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3189,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2376,7 +2376,7 @@ OPS = {
         False, 'LinalgNormBackward1',
         (), ()),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 3203,
+        'relu', 'relu(Tensor self) -> Tensor', 3206,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -2385,7 +2385,7 @@ OPS = {
         False, 'ReluBackward0',
         (), ()),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3220,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3223,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)',
@@ -2394,7 +2394,7 @@ OPS = {
         False, 'SoftmaxBackward0',
         (), ()),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3232,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3235,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)',
@@ -2403,7 +2403,7 @@ OPS = {
         False, 'LogSoftmaxBackward0',
         (), ()),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3243,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3246,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -2412,7 +2412,7 @@ OPS = {
         False, 'LeakyReluBackward0',
         (), ()),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3258,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3261,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -2421,7 +2421,7 @@ OPS = {
         False, 'EluBackward0',
         (), ()),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 3269,
+        'selu', 'selu(Tensor input) -> Tensor', 3272,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -2430,7 +2430,7 @@ OPS = {
         False, 'SeluBackward0',
         (), ()),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3279,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3282,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -2439,7 +2439,7 @@ OPS = {
         False, 'NormalCdfBackward0',
         (), ()),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3286,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3289,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2448,7 +2448,7 @@ OPS = {
         False, 'GeluBackward0',
         (), ()),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 3298,
+        'silu', 'silu(Tensor input) -> Tensor', 3301,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2457,7 +2457,7 @@ OPS = {
         False, 'SiluBackward0',
         (), ()),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3306,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3309,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2466,7 +2466,7 @@ OPS = {
         False, 'SoftplusBackward0',
         (), ()),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 3318,
+        'mish', 'mish(Tensor input) -> Tensor', 3321,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2475,7 +2475,7 @@ OPS = {
         False, 'MishBackward0',
         (), ()),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3326,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3329,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
@@ -2484,7 +2484,7 @@ OPS = {
         False, 'HardtanhBackward0',
         (), ()),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3341,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3344,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2493,7 +2493,7 @@ OPS = {
         False, 'HardsigmoidBackward0',
         (), ()),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3350,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3353,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2502,7 +2502,7 @@ OPS = {
         False, 'HardswishBackward0',
         (), ()),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3359,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3362,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2511,7 +2511,7 @@ OPS = {
         False, 'LogsigmoidBackward0',
         (), ()),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3369,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3372,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2520,7 +2520,7 @@ OPS = {
         False, 'MaskedScaleBackward0',
         (), ()),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3385,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3388,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2529,7 +2529,7 @@ OPS = {
         False, 'LinearBackward0',
         (), ()),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3403,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3406,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2538,7 +2538,7 @@ OPS = {
         True, 'LstmCellBackward0',
         (), ()),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3420,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3423,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2547,7 +2547,7 @@ OPS = {
         True, 'LstmLayerBackward0',
         (), ()),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3430,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3433,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2556,7 +2556,7 @@ OPS = {
         False, 'GruCellBackward0',
         (), ()),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3444,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3447,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2565,7 +2565,7 @@ OPS = {
         False, 'LayerNormBackward0',
         (), ()),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3463,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 3466,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2574,7 +2574,7 @@ OPS = {
         False, 'RmsNormBackward0',
         (), ()),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3478,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3481,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -2583,7 +2583,7 @@ OPS = {
         False, 'BatchNormTrainingBackward0',
         (), ()),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3491,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3494,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -2592,7 +2592,7 @@ OPS = {
         False, 'GroupNormBackward0',
         (), ()),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3508,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 3511,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -2601,7 +2601,7 @@ OPS = {
         False, 'CrossEntropyBackward0',
         (), ()),
     'one_hot': CompileOp(
-        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3537,
+        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 3540,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('num_classes', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'one_hot_array(self, num_classes)',
@@ -2610,7 +2610,7 @@ OPS = {
         False, 'OneHotBackward0',
         (), ()),
     'nll_loss': CompileOp(
-        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3549,
+        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 3552,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nll_loss_array(self, target, weight, ignore_index, reduction)',
@@ -2619,7 +2619,7 @@ OPS = {
         False, 'NllLossBackward0',
         (), ()),
     'binary_cross_entropy_elements': CompileOp(
-        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3571,
+        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 3574,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'binary_cross_entropy_array(self, target)',
@@ -2628,7 +2628,7 @@ OPS = {
         False, 'BinaryCrossEntropyElementsBackward0',
         (), ()),
     '_ctc_loss': CompileOp(
-        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3589,
+        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 3592,
         (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
         (CompileOutput('neg_log_likelihood', 'Tensor', True), CompileOutput('log_alpha', 'Tensor', False), ),
         'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
@@ -2637,7 +2637,7 @@ OPS = {
         False, 'CtcLossBackward0',
         (), ()),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3616,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3619,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2646,7 +2646,7 @@ OPS = {
         False, 'Conv1dBackward0',
         (), ()),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3632,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3635,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -2655,7 +2655,7 @@ OPS = {
         False, 'Conv1dBackward1',
         (), ()),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3646,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3649,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2664,7 +2664,7 @@ OPS = {
         False, 'Conv2dBackward0',
         (), ()),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3663,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3666,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -2673,7 +2673,7 @@ OPS = {
         False, 'Conv2dBackward1',
         (), ()),
     'conv3d_default': CompileOp(
-        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3677,
+        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 3680,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2682,7 +2682,7 @@ OPS = {
         False, 'Conv3dBackward0',
         (), ()),
     'conv3d_padding': CompileOp(
-        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3692,
+        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 3695,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -2691,7 +2691,7 @@ OPS = {
         False, 'Conv3dBackward1',
         (), ()),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3705,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3708,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -2700,7 +2700,7 @@ OPS = {
         False, 'ConvTranspose1dBackward0',
         (), ()),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3718,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3721,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -2709,7 +2709,7 @@ OPS = {
         False, 'ConvTranspose2dBackward0',
         (), ()),
     'conv_transpose3d': CompileOp(
-        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3733,
+        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 3736,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
@@ -2718,7 +2718,7 @@ OPS = {
         False, 'ConvTranspose3dBackward0',
         (), ()),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3748,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 3751,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -2727,7 +2727,7 @@ OPS = {
         False, 'ConvolutionBackwardWeightBackward0',
         (), ()),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3764,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3767,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2736,7 +2736,7 @@ OPS = {
         False, 'MaxPool1dWithIndicesBackward0',
         (), ()),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3775,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3778,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -2745,7 +2745,7 @@ OPS = {
         False, 'MaxPool1dBackward0',
         (), ()),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3785,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3788,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2754,7 +2754,7 @@ OPS = {
         False, 'MaxPool2dWithIndicesBackward0',
         (), ()),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3799,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3802,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -2763,7 +2763,7 @@ OPS = {
         False, 'MaxPool2dBackward0',
         (), ()),
     'max_pool3d_with_indices': CompileOp(
-        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3810,
+        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 3813,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2772,7 +2772,7 @@ OPS = {
         False, 'MaxPool3dWithIndicesBackward0',
         (), ()),
     'max_pool3d': CompileOp(
-        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3823,
+        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 3826,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -2781,7 +2781,7 @@ OPS = {
         False, 'MaxPool3dBackward0',
         (), ()),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3834,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 3837,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -2790,7 +2790,7 @@ OPS = {
         False, 'AvgPool1dBackward0',
         (), ()),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3845,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3848,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -2799,7 +2799,7 @@ OPS = {
         False, 'AvgPool2dBackward0',
         (), ()),
     'avg_pool3d': CompileOp(
-        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3860,
+        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 3863,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
@@ -2808,7 +2808,7 @@ OPS = {
         False, 'AvgPool3dBackward0',
         (), ()),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3873,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 3876,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -2817,7 +2817,7 @@ OPS = {
         False, 'AvgPoolBackwardBackward0',
         (), ()),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3887,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 3890,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -2826,7 +2826,7 @@ OPS = {
         False, 'AdaptiveAvgPool1dBackward0',
         (), ()),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3897,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 3900,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -2835,7 +2835,7 @@ OPS = {
         False, 'AdaptiveAvgPool2dBackward0',
         (), ()),
     'adaptive_avg_pool3d': CompileOp(
-        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3909,
+        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 3912,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 3)',
@@ -2844,7 +2844,7 @@ OPS = {
         False, 'AdaptiveAvgPool3dBackward0',
         (), ()),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3922,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 3925,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -2853,7 +2853,7 @@ OPS = {
         False, 'PadBackward0',
         (), ()),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3937,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 3940,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -2862,7 +2862,7 @@ OPS = {
         False, 'PadBackwardBackward0',
         (), ()),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3950,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 3953,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

@@ -9498,7 +9498,7 @@ def ldexp(input, other):
 def frexp(input):
     """frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)
 
-    Derivatives (derivatives.yaml:2409):
+    Derivatives (derivatives.yaml:2412):
         self: times_power_of_two(grad_mantissa, neg(exponent))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9534,7 +9534,7 @@ def frexp(input):
 def nextafter(input, other):
     """nextafter(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2417):
+    Derivatives (derivatives.yaml:2420):
         self: sum_to(grad, self.shape)
         other: new_zeros(grad, other.shape)
     """
@@ -9595,7 +9595,7 @@ def nextafter(input, other):
 def gcd(input, other):
     """gcd(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2428):
+    Derivatives (derivatives.yaml:2431):
         self: non_differentiable
         other: non_differentiable
     """
@@ -9616,7 +9616,7 @@ def gcd(input, other):
 def lcm(input, other):
     """lcm(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2437):
+    Derivatives (derivatives.yaml:2440):
         self: non_differentiable
         other: non_differentiable
     """
@@ -9637,7 +9637,7 @@ def lcm(input, other):
 def put(input, index, source, accumulate=False):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2446):
+    Derivatives (derivatives.yaml:2449):
         self: grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)
         source: reshape(getitem(reshape(grad, [-1]), index), source.shape)
         index: non_differentiable
@@ -9693,7 +9693,7 @@ def put(input, index, source, accumulate=False):
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor
 
-    Derivatives (derivatives.yaml:2457):
+    Derivatives (derivatives.yaml:2460):
         self: reshape(diagonal(grad, offset), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9741,7 +9741,7 @@ def diagflat(input, offset=0):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2466):
+    Derivatives (derivatives.yaml:2469):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -9794,7 +9794,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2476):
+    Derivatives (derivatives.yaml:2479):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -9848,7 +9848,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2486):
+    Derivatives (derivatives.yaml:2489):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -9906,7 +9906,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2498):
+    Derivatives (derivatives.yaml:2501):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -9964,7 +9964,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2510):
+    Derivatives (derivatives.yaml:2513):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -10017,7 +10017,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2519):
+    Derivatives (derivatives.yaml:2522):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -10075,7 +10075,7 @@ def scatter_add(input, dim, index, src):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2534):
+    Derivatives (derivatives.yaml:2537):
         self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
         src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
         index: non_differentiable
@@ -10135,7 +10135,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2548):
+    Derivatives (derivatives.yaml:2551):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -10187,7 +10187,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2559):
+    Derivatives (derivatives.yaml:2562):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -10244,7 +10244,7 @@ def masked_fill_Tensor(input, mask, value):
 def _masked_select(input, mask):
     """_masked_select(Tensor self, Tensor mask) -> Tensor
 
-    Derivatives (derivatives.yaml:2571):
+    Derivatives (derivatives.yaml:2574):
         self: sum_to(masked_select_backward(grad, self, mask), self.shape)
         mask: non_differentiable
     """
@@ -10297,7 +10297,7 @@ def _masked_select(input, mask):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2581):
+    Derivatives (derivatives.yaml:2584):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -10351,7 +10351,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2592):
+    Derivatives (derivatives.yaml:2595):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -10404,7 +10404,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2614):
+    Derivatives (derivatives.yaml:2617):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -10466,7 +10466,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2637):
+    Derivatives (derivatives.yaml:2640):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -10526,7 +10526,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:2648):
+    Derivatives (derivatives.yaml:2651):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -10586,7 +10586,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:2658):
+    Derivatives (derivatives.yaml:2661):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -10646,7 +10646,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:2668):
+    Derivatives (derivatives.yaml:2671):
         self: grad * tensor
         tensor: grad * self
     """
@@ -10704,7 +10704,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2677):
+    Derivatives (derivatives.yaml:2680):
         self: grad * other
         other: grad * self
     """
@@ -10762,7 +10762,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2684):
+    Derivatives (derivatives.yaml:2687):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -10824,7 +10824,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:2696):
+    Derivatives (derivatives.yaml:2699):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -10883,7 +10883,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2706):
+    Derivatives (derivatives.yaml:2709):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10930,7 +10930,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:2724):
+    Derivatives (derivatives.yaml:2727):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -10994,7 +10994,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2738):
+    Derivatives (derivatives.yaml:2741):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -11055,7 +11055,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2749):
+    Derivatives (derivatives.yaml:2752):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -11122,7 +11122,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2763):
+    Derivatives (derivatives.yaml:2766):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat: maybe_multiply(outer(grad, vec), alpha)
         vec: maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)
@@ -11189,7 +11189,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2778):
+    Derivatives (derivatives.yaml:2781):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -11256,7 +11256,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2790):
+    Derivatives (derivatives.yaml:2793):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -11316,7 +11316,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2800):
+    Derivatives (derivatives.yaml:2803):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -11378,7 +11378,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2812):
+    Derivatives (derivatives.yaml:2815):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11427,7 +11427,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2823):
+    Derivatives (derivatives.yaml:2826):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11475,7 +11475,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2836):
+    Derivatives (derivatives.yaml:2839):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11524,7 +11524,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2843):
+    Derivatives (derivatives.yaml:2846):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11573,7 +11573,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2857):
+    Derivatives (derivatives.yaml:2860):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11623,7 +11623,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2864):
+    Derivatives (derivatives.yaml:2867):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11660,7 +11660,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:2876):
+    Derivatives (derivatives.yaml:2879):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11698,7 +11698,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2884):
+    Derivatives (derivatives.yaml:2887):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11747,7 +11747,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2891):
+    Derivatives (derivatives.yaml:2894):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -11805,7 +11805,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2907):
+    Derivatives (derivatives.yaml:2910):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11854,7 +11854,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2919):
+    Derivatives (derivatives.yaml:2922):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11904,7 +11904,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:2926):
+    Derivatives (derivatives.yaml:2929):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11943,7 +11943,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:2938):
+    Derivatives (derivatives.yaml:2941):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11992,7 +11992,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:2947):
+    Derivatives (derivatives.yaml:2950):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12032,7 +12032,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:2960):
+    Derivatives (derivatives.yaml:2963):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12074,7 +12074,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:2975):
+    Derivatives (derivatives.yaml:2978):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12122,7 +12122,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2986):
+    Derivatives (derivatives.yaml:2989):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12171,7 +12171,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:2998):
+    Derivatives (derivatives.yaml:3001):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12221,7 +12221,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:3007):
+    Derivatives (derivatives.yaml:3010):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12266,7 +12266,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:3018):
+    Derivatives (derivatives.yaml:3021):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12307,7 +12307,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3027):
+    Derivatives (derivatives.yaml:3030):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -12369,7 +12369,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:3041):
+    Derivatives (derivatives.yaml:3044):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -12431,7 +12431,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:3054):
+    Derivatives (derivatives.yaml:3057):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12477,7 +12477,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:3065):
+    Derivatives (derivatives.yaml:3068):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12524,7 +12524,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:3077):
+    Derivatives (derivatives.yaml:3080):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12572,7 +12572,7 @@ def matrix_power(input, n):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3090):
+    Derivatives (derivatives.yaml:3093):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12622,7 +12622,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3113):
+    Derivatives (derivatives.yaml:3116):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12673,7 +12673,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3121):
+    Derivatives (derivatives.yaml:3124):
         x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12724,7 +12724,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3144):
+    Derivatives (derivatives.yaml:3147):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12776,7 +12776,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3160):
+    Derivatives (derivatives.yaml:3163):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12828,7 +12828,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3173):
+    Derivatives (derivatives.yaml:3176):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12878,7 +12878,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3186):
+    Derivatives (derivatives.yaml:3189):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12928,7 +12928,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3203):
+    Derivatives (derivatives.yaml:3206):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12979,7 +12979,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3220):
+    Derivatives (derivatives.yaml:3223):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13028,7 +13028,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3232):
+    Derivatives (derivatives.yaml:3235):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13077,7 +13077,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:3243):
+    Derivatives (derivatives.yaml:3246):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13128,7 +13128,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3258):
+    Derivatives (derivatives.yaml:3261):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13177,7 +13177,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3269):
+    Derivatives (derivatives.yaml:3272):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13225,7 +13225,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3279):
+    Derivatives (derivatives.yaml:3282):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13272,7 +13272,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3286):
+    Derivatives (derivatives.yaml:3289):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13321,7 +13321,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3298):
+    Derivatives (derivatives.yaml:3301):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13369,7 +13369,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3306):
+    Derivatives (derivatives.yaml:3309):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13419,7 +13419,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3318):
+    Derivatives (derivatives.yaml:3321):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13469,7 +13469,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3326):
+    Derivatives (derivatives.yaml:3329):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13521,7 +13521,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3341):
+    Derivatives (derivatives.yaml:3344):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13571,7 +13571,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3350):
+    Derivatives (derivatives.yaml:3353):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13619,7 +13619,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3359):
+    Derivatives (derivatives.yaml:3362):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13669,7 +13669,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3369):
+    Derivatives (derivatives.yaml:3372):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -13724,7 +13724,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3385):
+    Derivatives (derivatives.yaml:3388):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -13789,7 +13789,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3403):
+    Derivatives (derivatives.yaml:3406):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -13835,7 +13835,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3420):
+    Derivatives (derivatives.yaml:3423):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13876,7 +13876,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3430):
+    Derivatives (derivatives.yaml:3433):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -13935,7 +13935,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3444):
+    Derivatives (derivatives.yaml:3447):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -14001,7 +14001,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3463):
+    Derivatives (derivatives.yaml:3466):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -14060,7 +14060,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3478):
+    Derivatives (derivatives.yaml:3481):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -14120,7 +14120,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3491):
+    Derivatives (derivatives.yaml:3494):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -14183,7 +14183,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3508):
+    Derivatives (derivatives.yaml:3511):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -14245,7 +14245,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:3537):
+    Derivatives (derivatives.yaml:3540):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -14260,7 +14260,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:3549):
+    Derivatives (derivatives.yaml:3552):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -14317,7 +14317,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:3571):
+    Derivatives (derivatives.yaml:3574):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -14373,7 +14373,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:3589):
+    Derivatives (derivatives.yaml:3592):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -14420,7 +14420,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3616):
+    Derivatives (derivatives.yaml:3619):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14490,7 +14490,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3632):
+    Derivatives (derivatives.yaml:3635):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14560,7 +14560,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3646):
+    Derivatives (derivatives.yaml:3649):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14630,7 +14630,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3663):
+    Derivatives (derivatives.yaml:3666):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14700,7 +14700,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3677):
+    Derivatives (derivatives.yaml:3680):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14770,7 +14770,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3692):
+    Derivatives (derivatives.yaml:3695):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14840,7 +14840,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3705):
+    Derivatives (derivatives.yaml:3708):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14908,7 +14908,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3718):
+    Derivatives (derivatives.yaml:3721):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -14976,7 +14976,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3733):
+    Derivatives (derivatives.yaml:3736):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -15046,7 +15046,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:3748):
+    Derivatives (derivatives.yaml:3751):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -15109,7 +15109,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3764):
+    Derivatives (derivatives.yaml:3767):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15145,7 +15145,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3775):
+    Derivatives (derivatives.yaml:3778):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15199,7 +15199,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3785):
+    Derivatives (derivatives.yaml:3788):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15235,7 +15235,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3799):
+    Derivatives (derivatives.yaml:3802):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15289,7 +15289,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:3810):
+    Derivatives (derivatives.yaml:3813):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15327,7 +15327,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3823):
+    Derivatives (derivatives.yaml:3826):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15381,7 +15381,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3834):
+    Derivatives (derivatives.yaml:3837):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15434,7 +15434,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3845):
+    Derivatives (derivatives.yaml:3848):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15488,7 +15488,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3860):
+    Derivatives (derivatives.yaml:3863):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15542,7 +15542,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:3873):
+    Derivatives (derivatives.yaml:3876):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15593,7 +15593,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3887):
+    Derivatives (derivatives.yaml:3890):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15639,7 +15639,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3897):
+    Derivatives (derivatives.yaml:3900):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15685,7 +15685,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:3909):
+    Derivatives (derivatives.yaml:3912):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15731,7 +15731,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3922):
+    Derivatives (derivatives.yaml:3925):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15779,7 +15779,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:3937):
+    Derivatives (derivatives.yaml:3940):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15826,7 +15826,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3950):
+    Derivatives (derivatives.yaml:3953):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

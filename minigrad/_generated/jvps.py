@@ -3742,7 +3742,7 @@ def ldexp(input, other):
 
 
 def frexp(input):
-    """Forward derivative of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2409).
+    """Forward derivative of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2412).
 
         mantissa: times_power_of_two(self_t, neg(exponent))
     """
@@ -3757,11 +3757,11 @@ def frexp(input):
         mantissa_t = None
         if self_t is not None:
             mantissa_t = add_term(mantissa_t, F.times_power_of_two(self_t, F.neg(exponent)))
-    return out._make((attach(mantissa, mantissa_t, ('frexp', 'derivatives.yaml', 2412, 'times_power_of_two(self_t, neg(exponent))')), exponent,))
+    return out._make((attach(mantissa, mantissa_t, ('frexp', 'derivatives.yaml', 2415, 'times_power_of_two(self_t, neg(exponent))')), exponent,))
 
 
 def nextafter(input, other):
-    """Forward derivative of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2417).
+    """Forward derivative of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2420).
 
         result: self_t + expand(zeros_like(other_t), result.shape)
     """
@@ -3781,11 +3781,11 @@ def nextafter(input, other):
             result_t = add_term(result_t, F.expand(F.zeros_like(other_t), shape_of(result)))
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('nextafter', 'derivatives.yaml', 2424, 'self_t + expand(zeros_like(other_t), result.shape)'))
+    return attach(result, result_t, ('nextafter', 'derivatives.yaml', 2427, 'self_t + expand(zeros_like(other_t), result.shape)'))
 
 
 def put(input, index, source, accumulate=False):
-    """Forward derivative of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2446).
+    """Forward derivative of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2449).
 
         result: put(self_t, index, source_t, accumulate)  (auto_linear)
     """
@@ -3801,11 +3801,11 @@ def put(input, index, source, accumulate=False):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.put(or_zeros(self_t, self_), index, or_zeros(source_t, source), accumulate))
-    return attach(result, result_t, ('put (auto_linear)', 'derivatives.yaml', 2452, 'put(self_t, index, source_t, accumulate)'))
+    return attach(result, result_t, ('put (auto_linear)', 'derivatives.yaml', 2455, 'put(self_t, index, source_t, accumulate)'))
 
 
 def diagflat(input, offset=0):
-    """Forward derivative of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2457).
+    """Forward derivative of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2460).
 
         result: diagflat(self_t, offset)  (auto_linear)
     """
@@ -3820,11 +3820,11 @@ def diagflat(input, offset=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagflat(self_t, offset))
-    return attach(result, result_t, ('diagflat (auto_linear)', 'derivatives.yaml', 2460, 'diagflat(self_t, offset)'))
+    return attach(result, result_t, ('diagflat (auto_linear)', 'derivatives.yaml', 2463, 'diagflat(self_t, offset)'))
 
 
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2466).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2469).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -3839,11 +3839,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2470, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2473, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2476).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2479).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -3858,11 +3858,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2480, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2483, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2486).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2489).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -3878,11 +3878,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2492, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2495, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2498).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2501).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3898,11 +3898,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2504, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2507, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2510).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2513).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -3917,11 +3917,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2515, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2518, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2519).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2522).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -3937,11 +3937,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2525, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2528, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2534).
+    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2537).
 
         result: self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))
     """
@@ -3959,11 +3959,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             result_t = add_term(result_t, self_t * F.scatter_reduce_grad_self(F.ones_like(result), self_, dim, index, src, reduce, include_self, result))
         if src_t is not None:
             result_t = add_term(result_t, F.scatter_add(F.zeros_like(self_), dim, index, src_t * F.scatter_reduce_grad_src(F.ones_like(result), self_, dim, index, src, reduce, include_self, result)))
-    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2540, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
+    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2543, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2548).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2551).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -3978,11 +3978,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2553, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2556, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2559).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2562).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -4000,11 +4000,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2565, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2568, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def _masked_select(input, mask):
-    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2571).
+    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2574).
 
         result: _masked_select(self_t, mask)  (auto_linear)
     """
@@ -4019,11 +4019,11 @@ def _masked_select(input, mask):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._masked_select(self_t, mask))
-    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2575, '_masked_select(self_t, mask)'))
+    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 2578, '_masked_select(self_t, mask)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2581).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2584).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -4038,11 +4038,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2585, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 2588, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2592).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2595).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -4057,11 +4057,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2596, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 2599, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2614).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2617).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -4079,11 +4079,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2619, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 2622, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2637).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2640).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -4101,11 +4101,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 2642, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 2645, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2648).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2651).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -4123,11 +4123,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2653, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 2656, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2658).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2661).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -4145,11 +4145,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 2663, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 2666, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2668).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2671).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -4167,11 +4167,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 2672, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 2675, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2677).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2680).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -4189,11 +4189,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2681, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 2684, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2684).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2687).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -4211,11 +4211,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 2689, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 2692, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2696).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2699).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -4233,11 +4233,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 2701, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 2704, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2706).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2709).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -4251,11 +4251,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2709, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 2712, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2724).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2727).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -4273,11 +4273,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2729, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 2732, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2738).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2741).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -4295,11 +4295,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 2743, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 2746, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2749).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2752).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -4320,11 +4320,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2756, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 2759, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2763).
+    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2766).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)
     """
@@ -4345,11 +4345,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat_t, vec), alpha))
         if vec_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat, vec_t), alpha))
-    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2770, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
+    return attach(result, result_t, ('addmv', 'derivatives.yaml', 2773, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2778).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2781).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -4370,11 +4370,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2785, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 2788, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2790).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2793).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -4392,11 +4392,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 2794, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 2797, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2800).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2803).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -4414,11 +4414,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2805, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 2808, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2812).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:2815).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4433,11 +4433,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2816, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 2819, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2823).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2826).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4451,11 +4451,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2827, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 2830, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2836).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2839).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4470,11 +4470,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2840, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 2843, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2843).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2846).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4488,11 +4488,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2847, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 2850, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2857).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:2860).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4507,11 +4507,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 2861, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 2864, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2864).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2867).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4525,11 +4525,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2868, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 2871, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2876).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2879).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4544,11 +4544,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2880, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 2883, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2884).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2887).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4563,11 +4563,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2888, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 2891, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2891).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2894).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4584,11 +4584,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2896, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 2899, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2907).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2910).
 
         result: cholesky_jvp(A_t, result, upper)
     """
@@ -4602,11 +4602,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
-    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2911, 'cholesky_jvp(A_t, result, upper)'))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 2914, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2919).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2922).
 
         result: cholesky_jvp(self_t, result, upper)
     """
@@ -4621,11 +4621,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
-    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2923, 'cholesky_jvp(self_t, result, upper)'))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 2926, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2926).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2929).
 
         eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
@@ -4639,11 +4639,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2930, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2930, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 2933, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 2933, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2938).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2941).
 
         result: eigvalsh_jvp(A_t, A, UPLO)
     """
@@ -4657,11 +4657,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
-    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2942, 'eigvalsh_jvp(A_t, A, UPLO)'))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 2945, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2947).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2950).
 
         Q, R: qr_jvp(A_t, Q, R, mode)
     """
@@ -4675,11 +4675,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
-    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2951, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2951, 'qr_jvp(A_t, Q, R, mode)')),))
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 2954, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 2954, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2960).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2963).
 
         U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
@@ -4693,11 +4693,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
-    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2964, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2964, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2964, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 2967, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 2967, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 2967, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2975).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2978).
 
         result: svdvals_jvp(A_t, A)
     """
@@ -4711,11 +4711,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
-    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2979, 'svdvals_jvp(A_t, A)'))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 2982, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2986).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2989).
 
         result: pinv_jvp(A, result, A_t)
     """
@@ -4729,11 +4729,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
-    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2990, 'pinv_jvp(A, result, A_t)'))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 2993, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2998).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:3001).
 
         result: pinv_jvp(self, result, self_t)
     """
@@ -4748,11 +4748,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
-    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 3002, 'pinv_jvp(self, result, self_t)'))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 3005, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3007).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3010).
 
         U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
@@ -4767,11 +4767,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
-    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 3011, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 3011, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 3011, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 3014, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 3014, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 3014, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3018).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3021).
 
         Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
@@ -4786,11 +4786,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
-    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 3022, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 3022, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 3025, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 3025, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3027).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3030).
 
         result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
@@ -4807,11 +4807,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
-    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 3032, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 3035, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3041).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3044).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -4828,11 +4828,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 3046, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 3049, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3054).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3057).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -4846,11 +4846,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 3057, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 3060, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3065).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3068).
 
         result: matrix_power_jvp(A, A_t, n)
     """
@@ -4864,11 +4864,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
-    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 3068, 'matrix_power_jvp(A, A_t, n)'))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 3071, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3077).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3080).
 
         result: matrix_power_jvp(self, self_t, n)
     """
@@ -4883,11 +4883,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
-    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3080, 'matrix_power_jvp(self, self_t, n)'))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3083, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3090).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3093).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -4902,11 +4902,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 3093, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 3096, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3113).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3116).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -4921,11 +4921,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3116, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3119, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3121).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3124).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4939,11 +4939,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3124, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3127, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3144).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3147).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4957,11 +4957,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3148, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3151, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3160).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3163).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4975,11 +4975,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3164, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3167, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3173).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3176).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -4993,11 +4993,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3176, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3179, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3186).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3189).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -5011,11 +5011,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3189, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3192, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3203).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3206).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -5030,11 +5030,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3208, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3211, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3220).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3223).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -5049,11 +5049,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3223, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3226, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3232).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3235).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -5072,11 +5072,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3235, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3238, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3243).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3246).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -5090,11 +5090,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3247, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3250, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3258).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3261).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -5108,11 +5108,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3262, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3265, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3269).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3272).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -5126,11 +5126,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3273, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3276, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3279).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3282).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -5145,11 +5145,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3282, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3285, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3286).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3289).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -5163,11 +5163,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3290, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3293, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3298).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3301).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -5181,11 +5181,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3302, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3305, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3306).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3309).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -5199,11 +5199,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3310, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3313, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3318).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3321).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -5217,11 +5217,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3322, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3325, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3326).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3329).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -5235,11 +5235,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3330, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3333, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3341).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3344).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -5253,11 +5253,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3345, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3348, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3350).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3353).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -5271,11 +5271,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3354, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3357, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3359).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3362).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -5289,11 +5289,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3363, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3366, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3369).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3372).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -5308,11 +5308,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3373, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3376, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3385).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3388).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -5334,11 +5334,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3391, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3394, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3403).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3406).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5353,11 +5353,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3407, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3407, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3410, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3410, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3420).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3423).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5371,11 +5371,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3423, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3423, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3423, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3426, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3426, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3426, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3430).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3433).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5391,11 +5391,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3435, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3438, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3444).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3447).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5417,11 +5417,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3450, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3453, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3463).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3466).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5438,11 +5438,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3468, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 3471, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3478).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3481).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5462,11 +5462,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3483, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 3486, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3491).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3494).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5486,11 +5486,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3497, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 3500, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3508).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3511).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5510,11 +5510,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3515, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 3518, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3549).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3552).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5529,11 +5529,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3554, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 3557, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3571).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3574).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5551,11 +5551,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3575, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 3578, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3589).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3592).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5569,11 +5569,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3593, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 3596, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3616).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3619).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5593,11 +5593,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3622, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 3625, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3632).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3635).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5617,11 +5617,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3638, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 3641, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3646).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3649).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5641,11 +5641,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3652, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 3655, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3663).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3666).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5665,11 +5665,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3669, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 3672, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3677).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3680).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5689,11 +5689,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3683, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 3686, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3692).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3695).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5713,11 +5713,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3698, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 3701, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3705).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3708).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -5737,11 +5737,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3710, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 3713, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3718).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3721).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -5761,11 +5761,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3723, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 3726, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3733).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3736).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -5785,11 +5785,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3739, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 3742, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3748).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3751).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -5806,11 +5806,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3752, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 3755, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3764).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3767).
 
         output: gather(input_t, -1, indices)
     """
@@ -5824,11 +5824,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3767, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 3770, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3775).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3778).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -5842,11 +5842,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3779, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 3782, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3785).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3788).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -5860,11 +5860,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3788, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 3791, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3799).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3802).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -5878,11 +5878,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3803, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 3806, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3810).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3813).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -5896,11 +5896,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3814, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 3817, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3823).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3826).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -5914,11 +5914,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3827, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 3830, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3834).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3837).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -5932,11 +5932,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3838, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 3841, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3845).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3848).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5950,11 +5950,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3849, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 3852, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3860).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3863).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5968,11 +5968,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3864, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 3867, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3873).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3876).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -5986,11 +5986,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3876, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 3879, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3887).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3890).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -6004,11 +6004,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3890, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 3893, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3897).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3900).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -6022,11 +6022,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3900, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 3903, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3909).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3912).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -6040,11 +6040,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3912, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 3915, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3922).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3925).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -6058,11 +6058,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 3925, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 3928, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3937).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3940).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -6076,11 +6076,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3940, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 3943, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3950).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3953).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -6094,4 +6094,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3954, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 3957, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

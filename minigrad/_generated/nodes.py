@@ -7376,7 +7376,7 @@ class LdexpBackward0(GeneratedNode):
 
 
 class FrexpBackward0(GeneratedNode):
-    """Backward of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2409).
+    """Backward of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2412).
 
     self: times_power_of_two(grad_mantissa, neg(exponent))
     """
@@ -7384,10 +7384,10 @@ class FrexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent',)
     _saved_slots = ('_raw_saved_exponent',)
     _op_name = 'frexp'
-    _yaml_line = 2409
+    _yaml_line = 2412
     _input_names = ('self',)
     _formulas = {'self': 'times_power_of_two(grad_mantissa, neg(exponent))'}
-    _yaml_lines = {'self': 2411}
+    _yaml_lines = {'self': 2414}
     _saved_fields = ('exponent',)
     num_outputs = 2
 
@@ -7415,7 +7415,7 @@ class FrexpBackward0(GeneratedNode):
 
 
 class NextafterBackward0(GeneratedNode):
-    """Backward of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2417).
+    """Backward of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2420).
 
     self: sum_to(grad, self.shape)
     other: new_zeros(grad, other.shape)
@@ -7424,10 +7424,10 @@ class NextafterBackward0(GeneratedNode):
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'nextafter'
-    _yaml_line = 2417
+    _yaml_line = 2420
     _input_names = ('self', 'other')
     _formulas = {'other': 'new_zeros(grad, other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 2423, 'self': 2422}
+    _yaml_lines = {'other': 2426, 'self': 2425}
     _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7445,7 +7445,7 @@ class NextafterBackward0(GeneratedNode):
 
 
 class GcdBackward0(GeneratedNode):
-    """Backward of `gcd(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2428).
+    """Backward of `gcd(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2431).
 
     self: non_differentiable
     other: non_differentiable
@@ -7454,7 +7454,7 @@ class GcdBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'gcd'
-    _yaml_line = 2428
+    _yaml_line = 2431
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -7465,7 +7465,7 @@ class GcdBackward0(GeneratedNode):
 
 
 class LcmBackward0(GeneratedNode):
-    """Backward of `lcm(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2437).
+    """Backward of `lcm(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2440).
 
     self: non_differentiable
     other: non_differentiable
@@ -7474,7 +7474,7 @@ class LcmBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'lcm'
-    _yaml_line = 2437
+    _yaml_line = 2440
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -7485,7 +7485,7 @@ class LcmBackward0(GeneratedNode):
 
 
 class PutBackward0(GeneratedNode):
-    """Backward of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2446).
+    """Backward of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2449).
 
     self: grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)
     source: reshape(getitem(reshape(grad, [-1]), index), source.shape)
@@ -7495,10 +7495,10 @@ class PutBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_accumulate', '_saved_source_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'put'
-    _yaml_line = 2446
+    _yaml_line = 2449
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)', 'source': 'reshape(getitem(reshape(grad, [-1]), index), source.shape)'}
-    _yaml_lines = {'self': 2449, 'source': 2451}
+    _yaml_lines = {'self': 2452, 'source': 2454}
     _saved_fields = ('accumulate', 'index', 'source.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7538,7 +7538,7 @@ class PutBackward0(GeneratedNode):
 
 
 class DiagflatBackward0(GeneratedNode):
-    """Backward of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2457).
+    """Backward of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2460).
 
     self: reshape(diagonal(grad, offset), self.shape)
     """
@@ -7546,10 +7546,10 @@ class DiagflatBackward0(GeneratedNode):
     __slots__ = ('_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagflat'
-    _yaml_line = 2457
+    _yaml_line = 2460
     _input_names = ('self',)
     _formulas = {'self': 'reshape(diagonal(grad, offset), self.shape)'}
-    _yaml_lines = {'self': 2459}
+    _yaml_lines = {'self': 2462}
     _saved_fields = ('offset', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7562,7 +7562,7 @@ class DiagflatBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2466).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2469).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -7571,10 +7571,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2466
+    _yaml_line = 2469
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2468}
+    _yaml_lines = {'self': 2471}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7603,7 +7603,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2476).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2479).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -7612,10 +7612,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2476
+    _yaml_line = 2479
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2478}
+    _yaml_lines = {'self': 2481}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7644,7 +7644,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2486).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2489).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -7654,10 +7654,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2486
+    _yaml_line = 2489
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2489, 'source': 2491}
+    _yaml_lines = {'self': 2492, 'source': 2494}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7689,7 +7689,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2498).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2501).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7699,10 +7699,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2498
+    _yaml_line = 2501
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2501, 'src': 2503}
+    _yaml_lines = {'self': 2504, 'src': 2506}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7742,7 +7742,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2510).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2513).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -7751,10 +7751,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2510
+    _yaml_line = 2513
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2513}
+    _yaml_lines = {'self': 2516}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -7783,7 +7783,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2519).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2522).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -7793,10 +7793,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2519
+    _yaml_line = 2522
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2522, 'src': 2524}
+    _yaml_lines = {'self': 2525, 'src': 2527}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7828,7 +7828,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class ScatterReduceBackward0(GeneratedNode):
-    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2534).
+    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2537).
 
     self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
     src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
@@ -7838,10 +7838,10 @@ class ScatterReduceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src', '_saved_dim', '_saved_include_self', '_saved_reduce')
     _saved_slots = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src')
     _op_name = 'scatter_reduce'
-    _yaml_line = 2534
+    _yaml_line = 2537
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)', 'src': 'scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)'}
-    _yaml_lines = {'self': 2537, 'src': 2539}
+    _yaml_lines = {'self': 2540, 'src': 2542}
     _saved_fields = ('dim', 'include_self', 'index', 'reduce', 'result', 'self', 'src')
 
     def apply(self, grads, create_graph, release=False):
@@ -7925,7 +7925,7 @@ class ScatterReduceBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2548).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2551).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -7934,10 +7934,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2548
+    _yaml_line = 2551
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2551}
+    _yaml_lines = {'self': 2554}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -7969,7 +7969,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2559).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2562).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -7979,10 +7979,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2559
+    _yaml_line = 2562
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2562, 'value': 2564}
+    _yaml_lines = {'self': 2565, 'value': 2567}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8024,7 +8024,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2571).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:2574).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -8033,10 +8033,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 2571
+    _yaml_line = 2574
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 2573}
+    _yaml_lines = {'self': 2576}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -8076,7 +8076,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2581).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:2584).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -8085,10 +8085,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 2581
+    _yaml_line = 2584
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2583}
+    _yaml_lines = {'self': 2586}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8117,7 +8117,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2592).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:2595).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -8126,10 +8126,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 2592
+    _yaml_line = 2595
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 2594}
+    _yaml_lines = {'self': 2597}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph, release=False):
@@ -8158,7 +8158,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2614).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2617).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -8167,10 +8167,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 2614
+    _yaml_line = 2617
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2618, 'self': 2617}
+    _yaml_lines = {'other': 2621, 'self': 2620}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8210,7 +8210,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2637).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2640).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -8219,10 +8219,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 2637
+    _yaml_line = 2640
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 2641, 'self': 2640}
+    _yaml_lines = {'mat2': 2644, 'self': 2643}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8262,7 +8262,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2648).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:2651).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -8271,10 +8271,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 2648
+    _yaml_line = 2651
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 2652, 'self': 2651}
+    _yaml_lines = {'mat2': 2655, 'self': 2654}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8314,7 +8314,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2658).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:2661).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -8323,10 +8323,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 2658
+    _yaml_line = 2661
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 2661, 'vec': 2662}
+    _yaml_lines = {'self': 2664, 'vec': 2665}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -8366,7 +8366,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2668).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:2671).
 
     self: grad * tensor
     tensor: grad * self
@@ -8375,10 +8375,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 2668
+    _yaml_line = 2671
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 2670, 'tensor': 2671}
+    _yaml_lines = {'self': 2673, 'tensor': 2674}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph, release=False):
@@ -8417,7 +8417,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2677).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2680).
 
     self: grad * other
     other: grad * self
@@ -8426,10 +8426,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 2677
+    _yaml_line = 2680
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 2680, 'self': 2679}
+    _yaml_lines = {'other': 2683, 'self': 2682}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8468,7 +8468,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2684).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2687).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -8477,10 +8477,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 2684
+    _yaml_line = 2687
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2688, 'self': 2687}
+    _yaml_lines = {'other': 2691, 'self': 2690}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8520,7 +8520,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2696).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:2699).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -8529,10 +8529,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 2696
+    _yaml_line = 2699
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 2699, 'vec2': 2700}
+    _yaml_lines = {'self': 2702, 'vec2': 2703}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph, release=False):
@@ -8572,7 +8572,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2706).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:2709).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -8580,10 +8580,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 2706
+    _yaml_line = 2709
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 2708}
+    _yaml_lines = {'tensors': 2711}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph, release=False):
@@ -8603,7 +8603,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2724).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:2727).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -8612,10 +8612,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 2724
+    _yaml_line = 2727
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 2728, 'self': 2727}
+    _yaml_lines = {'other': 2731, 'self': 2730}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph, release=False):
@@ -8655,7 +8655,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2738).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2741).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -8664,10 +8664,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 2738
+    _yaml_line = 2741
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 2742, 'self': 2741}
+    _yaml_lines = {'other': 2745, 'self': 2744}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8707,7 +8707,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2749).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2752).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -8717,10 +8717,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 2749
+    _yaml_line = 2752
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 2754, 'mat2': 2755, 'self': 2753}
+    _yaml_lines = {'mat1': 2757, 'mat2': 2758, 'self': 2756}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8765,7 +8765,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class AddmvBackward0(GeneratedNode):
-    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2763).
+    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2766).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat: maybe_multiply(outer(grad, vec), alpha)
@@ -8775,10 +8775,10 @@ class AddmvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat', '_raw_saved_vec', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat', '_raw_saved_vec')
     _op_name = 'addmv'
-    _yaml_line = 2763
+    _yaml_line = 2766
     _input_names = ('self', 'mat', 'vec')
     _formulas = {'mat': 'maybe_multiply(outer(grad, vec), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)', 'vec': 'maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)'}
-    _yaml_lines = {'mat': 2768, 'self': 2767, 'vec': 2769}
+    _yaml_lines = {'mat': 2771, 'self': 2770, 'vec': 2772}
     _saved_fields = ('alpha', 'beta', 'mat', 'self.shape', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -8823,7 +8823,7 @@ class AddmvBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2778).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:2781).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -8833,10 +8833,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 2778
+    _yaml_line = 2781
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 2783, 'batch2': 2784, 'self': 2782}
+    _yaml_lines = {'batch1': 2786, 'batch2': 2787, 'self': 2785}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8881,7 +8881,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2790).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:2793).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -8890,10 +8890,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 2790
+    _yaml_line = 2793
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 2793, 'self': 2792}
+    _yaml_lines = {'other': 2796, 'self': 2795}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8938,7 +8938,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2800).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:2803).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -8947,10 +8947,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 2800
+    _yaml_line = 2803
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 2804, 'self': 2803}
+    _yaml_lines = {'other': 2807, 'self': 2806}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8995,7 +8995,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2812).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:2815).
 
     self: trace_backward(grad, self.shape)
     """
@@ -9003,10 +9003,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 2812
+    _yaml_line = 2815
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 2815}
+    _yaml_lines = {'self': 2818}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9019,7 +9019,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2823).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:2826).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -9027,10 +9027,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 2823
+    _yaml_line = 2826
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 2826}
+    _yaml_lines = {'A': 2829}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9057,7 +9057,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2836).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:2839).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -9065,10 +9065,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 2836
+    _yaml_line = 2839
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 2839}
+    _yaml_lines = {'self': 2842}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9095,7 +9095,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2843).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:2846).
 
     A: det_backward(grad, A, result)
     """
@@ -9103,10 +9103,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 2843
+    _yaml_line = 2846
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 2846}
+    _yaml_lines = {'A': 2849}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9141,7 +9141,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2857).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:2860).
 
     self: det_backward(grad, self, result)
     """
@@ -9149,10 +9149,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 2857
+    _yaml_line = 2860
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 2860}
+    _yaml_lines = {'self': 2863}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9187,7 +9187,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2864).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2867).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -9195,10 +9195,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 2864
+    _yaml_line = 2867
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 2867}
+    _yaml_lines = {'A': 2870}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -9228,7 +9228,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2876).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:2879).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -9236,10 +9236,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 2876
+    _yaml_line = 2879
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 2879}
+    _yaml_lines = {'self': 2882}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -9269,7 +9269,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2884).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:2887).
 
     self: logabsdet_backward(grad, self)
     """
@@ -9277,10 +9277,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 2884
+    _yaml_line = 2887
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 2887}
+    _yaml_lines = {'self': 2890}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9309,7 +9309,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2891).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:2894).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -9318,10 +9318,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 2891
+    _yaml_line = 2894
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 2894, 'B': 2895}
+    _yaml_lines = {'A': 2897, 'B': 2898}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9368,7 +9368,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2907).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:2910).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -9376,10 +9376,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 2907
+    _yaml_line = 2910
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 2910}
+    _yaml_lines = {'A': 2913}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9406,7 +9406,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2919).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:2922).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -9414,10 +9414,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 2919
+    _yaml_line = 2922
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 2922}
+    _yaml_lines = {'self': 2925}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9444,7 +9444,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2926).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:2929).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -9452,10 +9452,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 2926
+    _yaml_line = 2929
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 2929}
+    _yaml_lines = {'A': 2932}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -9491,7 +9491,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2938).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:2941).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -9499,10 +9499,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 2938
+    _yaml_line = 2941
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 2941}
+    _yaml_lines = {'A': 2944}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph, release=False):
@@ -9531,7 +9531,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2947).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:2950).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -9539,10 +9539,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 2947
+    _yaml_line = 2950
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 2950}
+    _yaml_lines = {'A': 2953}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -9578,7 +9578,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2960).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:2963).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -9586,10 +9586,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 2960
+    _yaml_line = 2963
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 2963}
+    _yaml_lines = {'A': 2966}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -9632,7 +9632,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2975).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:2978).
 
     A: svdvals_backward(grad, A)
     """
@@ -9640,10 +9640,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 2975
+    _yaml_line = 2978
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 2978}
+    _yaml_lines = {'A': 2981}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph, release=False):
@@ -9672,7 +9672,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2986).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:2989).
 
     A: pinv_backward(grad, result, A)
     """
@@ -9680,10 +9680,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 2986
+    _yaml_line = 2989
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 2989}
+    _yaml_lines = {'A': 2992}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -9718,7 +9718,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:2998).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:3001).
 
     self: pinv_backward(grad, result, self)
     """
@@ -9726,10 +9726,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 2998
+    _yaml_line = 3001
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 3001}
+    _yaml_lines = {'self': 3004}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9764,7 +9764,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3007).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3010).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -9772,10 +9772,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 3007
+    _yaml_line = 3010
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 3010}
+    _yaml_lines = {'self': 3013}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -9826,7 +9826,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3018).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3021).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -9834,10 +9834,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 3018
+    _yaml_line = 3021
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 3021}
+    _yaml_lines = {'self': 3024}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -9873,7 +9873,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3027).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3030).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -9882,10 +9882,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 3027
+    _yaml_line = 3030
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 3030, 'B': 3031}
+    _yaml_lines = {'A': 3033, 'B': 3034}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -9932,7 +9932,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3041).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3044).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -9941,10 +9941,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 3041
+    _yaml_line = 3044
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 3044, 'y': 3045}
+    _yaml_lines = {'x': 3047, 'y': 3048}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9984,7 +9984,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3054).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3057).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -9992,10 +9992,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 3054
+    _yaml_line = 3057
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 3056}
+    _yaml_lines = {'tensors': 3059}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10015,7 +10015,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3065).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3068).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -10023,10 +10023,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 3065
+    _yaml_line = 3068
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 3067}
+    _yaml_lines = {'A': 3070}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph, release=False):
@@ -10055,7 +10055,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3077).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3080).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -10063,10 +10063,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 3077
+    _yaml_line = 3080
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 3079}
+    _yaml_lines = {'self': 3082}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -10095,7 +10095,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3090).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3093).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -10103,10 +10103,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 3090
+    _yaml_line = 3093
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 3092}
+    _yaml_lines = {'self': 3095}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -10141,7 +10141,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3113).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3116).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -10149,10 +10149,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 3113
+    _yaml_line = 3116
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 3115}
+    _yaml_lines = {'self': 3118}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -10187,7 +10187,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3121).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3124).
 
     x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
@@ -10195,10 +10195,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord', '_saved_x_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 3121
+    _yaml_line = 3124
     _input_names = ('x',)
     _formulas = {'x': 'cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)'}
-    _yaml_lines = {'x': 3123}
+    _yaml_lines = {'x': 3126}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x', 'x.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -10233,7 +10233,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3144).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3147).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10241,10 +10241,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 3144
+    _yaml_line = 3147
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3147}
+    _yaml_lines = {'A': 3150}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10279,7 +10279,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3160).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3163).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10287,10 +10287,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 3160
+    _yaml_line = 3163
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3163}
+    _yaml_lines = {'A': 3166}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10325,7 +10325,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3173).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3176).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10333,10 +10333,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 3173
+    _yaml_line = 3176
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3175}
+    _yaml_lines = {'A': 3178}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10371,7 +10371,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3186).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3189).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -10379,10 +10379,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 3186
+    _yaml_line = 3189
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3188}
+    _yaml_lines = {'A': 3191}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10417,7 +10417,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3203).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3206).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -10425,10 +10425,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 3203
+    _yaml_line = 3206
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 3207}
+    _yaml_lines = {'self': 3210}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10455,7 +10455,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3220).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3223).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -10463,10 +10463,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 3220
+    _yaml_line = 3223
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3222}
+    _yaml_lines = {'self': 3225}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -10493,7 +10493,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3232).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3235).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -10501,10 +10501,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3232
+    _yaml_line = 3235
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3234}
+    _yaml_lines = {'self': 3237}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -10531,7 +10531,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3243).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3246).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -10539,10 +10539,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3243
+    _yaml_line = 3246
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3246}
+    _yaml_lines = {'input': 3249}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -10571,7 +10571,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3258).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3261).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -10579,10 +10579,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3258
+    _yaml_line = 3261
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3261}
+    _yaml_lines = {'input': 3264}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10611,7 +10611,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3269).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3272).
 
     input: grad * selu_slope(input)
     """
@@ -10619,10 +10619,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3269
+    _yaml_line = 3272
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3272}
+    _yaml_lines = {'input': 3275}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10651,7 +10651,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3279).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3282).
 
     self: grad * normal_pdf(self)
     """
@@ -10659,10 +10659,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3279
+    _yaml_line = 3282
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3281}
+    _yaml_lines = {'self': 3284}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10691,7 +10691,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3286).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3289).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -10699,10 +10699,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3286
+    _yaml_line = 3289
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3289}
+    _yaml_lines = {'input': 3292}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -10731,7 +10731,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3298).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3301).
 
     input: grad * silu_derivative(input)
     """
@@ -10739,10 +10739,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3298
+    _yaml_line = 3301
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3301}
+    _yaml_lines = {'input': 3304}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10771,7 +10771,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3306).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3309).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -10779,10 +10779,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3306
+    _yaml_line = 3309
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3309}
+    _yaml_lines = {'input': 3312}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -10811,7 +10811,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3318).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3321).
 
     input: grad * mish_derivative(input)
     """
@@ -10819,10 +10819,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3318
+    _yaml_line = 3321
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3321}
+    _yaml_lines = {'input': 3324}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10851,7 +10851,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3326).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3329).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -10859,10 +10859,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3326
+    _yaml_line = 3329
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3329}
+    _yaml_lines = {'input': 3332}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -10891,7 +10891,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3341).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3344).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -10899,10 +10899,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3341
+    _yaml_line = 3344
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3344}
+    _yaml_lines = {'input': 3347}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10931,7 +10931,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3350).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3353).
 
     input: grad * hardswish_slope(input)
     """
@@ -10939,10 +10939,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3350
+    _yaml_line = 3353
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3353}
+    _yaml_lines = {'input': 3356}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10971,7 +10971,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3359).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3362).
 
     input: grad * sigmoid(-input)
     """
@@ -10979,10 +10979,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3359
+    _yaml_line = 3362
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3362}
+    _yaml_lines = {'input': 3365}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11011,7 +11011,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3369).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3372).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -11020,10 +11020,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3369
+    _yaml_line = 3372
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3371}
+    _yaml_lines = {'self': 3374}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -11051,7 +11051,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3385).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3388).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -11061,10 +11061,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3385
+    _yaml_line = 3388
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3390, 'input': 3388, 'weight': 3389}
+    _yaml_lines = {'bias': 3393, 'input': 3391, 'weight': 3392}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11109,7 +11109,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3403).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3406).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -11118,10 +11118,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3403
+    _yaml_line = 3406
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3406, 'gates': 3405}
+    _yaml_lines = {'cx': 3409, 'gates': 3408}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -11184,7 +11184,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3420).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3423).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -11192,10 +11192,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3420
+    _yaml_line = 3423
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3422}
+    _yaml_lines = {'inputs': 3425}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -11222,7 +11222,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3430).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3433).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -11232,10 +11232,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3430
+    _yaml_line = 3433
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3433, 'hx': 3434, 'input_gates': 3432}
+    _yaml_lines = {'hidden_gates': 3436, 'hx': 3437, 'input_gates': 3435}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -11326,7 +11326,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3444).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3447).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -11336,10 +11336,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3444
+    _yaml_line = 3447
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3449, 'input': 3447, 'weight': 3448}
+    _yaml_lines = {'bias': 3452, 'input': 3450, 'weight': 3451}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11392,7 +11392,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3463).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:3466).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -11401,10 +11401,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 3463
+    _yaml_line = 3466
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 3466, 'weight': 3467}
+    _yaml_lines = {'input': 3469, 'weight': 3470}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11452,7 +11452,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3478).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3481).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -11462,10 +11462,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 3478
+    _yaml_line = 3481
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 3482, 'input': 3480, 'weight': 3481}
+    _yaml_lines = {'bias': 3485, 'input': 3483, 'weight': 3484}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11516,7 +11516,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3491).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3494).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -11526,10 +11526,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 3491
+    _yaml_line = 3494
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 3496, 'input': 3494, 'weight': 3495}
+    _yaml_lines = {'bias': 3499, 'input': 3497, 'weight': 3498}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11580,7 +11580,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3508).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:3511).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -11590,10 +11590,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 3508
+    _yaml_line = 3511
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 3510, 'target': 3511, 'weight': 3512}
+    _yaml_lines = {'input': 3513, 'target': 3514, 'weight': 3515}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11684,7 +11684,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3537).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:3540).
 
     self: non_differentiable
     """
@@ -11692,7 +11692,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 3537
+    _yaml_line = 3540
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -11703,7 +11703,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3549).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:3552).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -11713,10 +11713,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 3549
+    _yaml_line = 3552
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 3551}
+    _yaml_lines = {'self': 3554}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -11761,7 +11761,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3571).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:3574).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -11770,10 +11770,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 3571
+    _yaml_line = 3574
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 3573, 'target': 3574}
+    _yaml_lines = {'self': 3576, 'target': 3577}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -11821,7 +11821,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3589).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:3592).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -11830,10 +11830,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 3589
+    _yaml_line = 3592
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 3591}
+    _yaml_lines = {'log_probs': 3594}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -11888,7 +11888,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3616).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3619).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -11898,10 +11898,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 3616
+    _yaml_line = 3619
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3621, 'input': 3619, 'weight': 3620}
+    _yaml_lines = {'bias': 3624, 'input': 3622, 'weight': 3623}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11944,7 +11944,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3632).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3635).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -11954,10 +11954,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 3632
+    _yaml_line = 3635
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3637, 'input': 3635, 'weight': 3636}
+    _yaml_lines = {'bias': 3640, 'input': 3638, 'weight': 3639}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12000,7 +12000,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3646).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3649).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -12010,10 +12010,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 3646
+    _yaml_line = 3649
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3651, 'input': 3649, 'weight': 3650}
+    _yaml_lines = {'bias': 3654, 'input': 3652, 'weight': 3653}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12056,7 +12056,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3663).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3666).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -12066,10 +12066,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 3663
+    _yaml_line = 3666
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3668, 'input': 3666, 'weight': 3667}
+    _yaml_lines = {'bias': 3671, 'input': 3669, 'weight': 3670}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12112,7 +12112,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3677).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3680).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -12122,10 +12122,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 3677
+    _yaml_line = 3680
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3682, 'input': 3680, 'weight': 3681}
+    _yaml_lines = {'bias': 3685, 'input': 3683, 'weight': 3684}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12168,7 +12168,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3692).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:3695).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -12178,10 +12178,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 3692
+    _yaml_line = 3695
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 3697, 'input': 3695, 'weight': 3696}
+    _yaml_lines = {'bias': 3700, 'input': 3698, 'weight': 3699}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12224,7 +12224,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3705).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3708).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -12234,10 +12234,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 3705
+    _yaml_line = 3708
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3709, 'input': 3707, 'weight': 3708}
+    _yaml_lines = {'bias': 3712, 'input': 3710, 'weight': 3711}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12280,7 +12280,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3718).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3721).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -12290,10 +12290,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 3718
+    _yaml_line = 3721
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3722, 'input': 3720, 'weight': 3721}
+    _yaml_lines = {'bias': 3725, 'input': 3723, 'weight': 3724}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12336,7 +12336,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3733).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:3736).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -12346,10 +12346,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 3733
+    _yaml_line = 3736
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 3738, 'input': 3736, 'weight': 3737}
+    _yaml_lines = {'bias': 3741, 'input': 3739, 'weight': 3740}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12392,7 +12392,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3748).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:3751).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -12401,10 +12401,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 3748
+    _yaml_line = 3751
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 3751, 'output_grad': 3750}
+    _yaml_lines = {'input': 3754, 'output_grad': 3753}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12444,7 +12444,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3764).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3767).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -12452,10 +12452,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 3764
+    _yaml_line = 3767
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 3766}
+    _yaml_lines = {'input': 3769}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12483,7 +12483,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3775).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3778).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -12491,10 +12491,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 3775
+    _yaml_line = 3778
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 3778}
+    _yaml_lines = {'input': 3781}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12523,7 +12523,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3785).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3788).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -12531,10 +12531,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 3785
+    _yaml_line = 3788
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 3787}
+    _yaml_lines = {'input': 3790}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12562,7 +12562,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3799).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3802).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -12570,10 +12570,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 3799
+    _yaml_line = 3802
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 3802}
+    _yaml_lines = {'input': 3805}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12602,7 +12602,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3810).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:3813).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -12610,10 +12610,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 3810
+    _yaml_line = 3813
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 3813}
+    _yaml_lines = {'input': 3816}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -12641,7 +12641,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3823).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:3826).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -12649,10 +12649,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 3823
+    _yaml_line = 3826
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 3826}
+    _yaml_lines = {'input': 3829}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12681,7 +12681,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3834).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:3837).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -12689,10 +12689,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 3834
+    _yaml_line = 3837
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 3837}
+    _yaml_lines = {'input': 3840}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12705,7 +12705,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3845).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3848).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -12713,10 +12713,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 3845
+    _yaml_line = 3848
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 3848}
+    _yaml_lines = {'input': 3851}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12729,7 +12729,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3860).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:3863).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -12737,10 +12737,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 3860
+    _yaml_line = 3863
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 3863}
+    _yaml_lines = {'input': 3866}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12753,7 +12753,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3873).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:3876).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -12761,10 +12761,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 3873
+    _yaml_line = 3876
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 3875}
+    _yaml_lines = {'output_grad': 3878}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -12777,7 +12777,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3887).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3890).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -12785,10 +12785,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 3887
+    _yaml_line = 3890
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 3889}
+    _yaml_lines = {'input': 3892}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12801,7 +12801,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3897).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3900).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -12809,10 +12809,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 3897
+    _yaml_line = 3900
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 3899}
+    _yaml_lines = {'input': 3902}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12825,7 +12825,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3909).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:3912).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -12833,10 +12833,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 3909
+    _yaml_line = 3912
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 3911}
+    _yaml_lines = {'input': 3914}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12849,7 +12849,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3922).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:3925).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -12857,10 +12857,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 3922
+    _yaml_line = 3925
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 3924}
+    _yaml_lines = {'input': 3927}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12873,7 +12873,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3937).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:3940).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -12881,10 +12881,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 3937
+    _yaml_line = 3940
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 3939}
+    _yaml_lines = {'output_grad': 3942}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -12897,7 +12897,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3950).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:3953).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -12906,10 +12906,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 3950
+    _yaml_line = 3953
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 3953}
+    _yaml_lines = {'weight': 3956}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

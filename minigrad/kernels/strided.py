@@ -1,4 +1,6 @@
-"""numpy building blocks for the strided views (unfold, as_strided) and their gradients.
+"""numpy building blocks for the strided views (unfold, as_strided) and their gradients,
+the *_scatter ops that write into such a view of a copy, renorm (per-slice scaling) and
+the flat-index ops put and diagflat.
 
 A view here is an array over the same memory (numpy's strides), as in PyTorch; the
 gradients are described by "storage indices": for every element of a geometry

@@ -294,3 +294,17 @@ def test_inplace_view_op_on_a_leaf_under_no_grad():
         with t.no_grad():
             x.squeeze_(1)
         assert tuple(x.shape) == (2,) and x.requires_grad and x.grad_fn is None and x._version == 1
+
+
+def test_inplace_view_op_in_a_dual_level():
+    def run(t):
+        fwad = t.autograd.forward_ad
+        with fwad.dual_level():
+            x = fwad.make_dual(t.tensor(X34), t.tensor(X34 * 3))
+            y = x * 1
+            y.unsqueeze_(0).transpose_(0, 2)
+            tangent = fwad.unpack_dual(y).tangent
+            return tuple(y.shape), _values(tangent), tuple(tangent.shape)
+    expected, got = run(torch), run(mg)
+    assert got[0] == expected[0] and got[2] == expected[2]
+    np.testing.assert_allclose(got[1], expected[1])
