@@ -13,7 +13,7 @@ tensor([[1., 3.],
 """
 import numbers
 
-from minigrad._array import data_pointer, namespace_of
+from minigrad._array import data_pointer
 from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor
 from minigrad.kernels.strided import storage_owner
@@ -47,18 +47,24 @@ def _strides(array):
 
 
 def _check_ints(name, position, values):
-    for v in values:
+    """PyTorch's two messages for a non-int in a size or stride (the first element or a
+    later one)."""
+    for i, v in enumerate(values):
         if not isinstance(v, numbers.Integral) or isinstance(v, bool):
-            raise TypeError(f"as_strided(): argument '{name}' (position {position}) must be tuple "
-                            f"of ints, but found element of type {type(v).__name__} at pos 0")
+            kind = type(v).__name__
+            if i == 0:
+                raise TypeError(f"as_strided(): argument '{name}' (position {position}) must be "
+                                f"tuple of ints, but found element of type {kind} at pos 0")
+            raise TypeError(f"as_strided(): argument '{name}' failed to unpack the object at pos "
+                            f"{i + 1} with error \"type must be tuple of ints,but got {kind}\"")
 
 
 def _geometry(input, size, stride, offset):
     """The checked (size, stride, offset) of ``input.as_strided(size, stride, offset)``."""
     size = (size,) if isinstance(size, numbers.Integral) else tuple(size)
     stride = (stride,) if isinstance(stride, numbers.Integral) else tuple(stride)
-    _check_ints("size", 2, size)
-    _check_ints("stride", 3, stride)
+    _check_ints("size", 1, size)
+    _check_ints("stride", 2, stride)
     if offset is None:
         offset = storage_offset(input)
     elif not isinstance(offset, numbers.Integral) or isinstance(offset, bool):

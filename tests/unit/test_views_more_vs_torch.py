@@ -130,7 +130,8 @@ def test_as_strided_forward_derivative():
 
 
 @pytest.mark.parametrize("args", [((2,), (1,), 13), ((2,), (-1,)), ((2, 3), (1,)), ((-1,), (1,)),
-                                  ((2,), (1,), -1), ((2,), (1,), 3.5)])
+                                  ((2,), (1,), -1), ((2,), (1,), 3.5), ((2.5, 1), (1, 1)),
+                                  ((1, 1), (1, "a"))])
 def test_as_strided_errors(args):
     assert_same_error(lambda t: t.tensor(X34).as_strided(*args), torch)
 
