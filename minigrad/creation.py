@@ -16,6 +16,7 @@ from minigrad import _array, _memory_format
 from minigrad._device import as_device, of_array, on_device
 from minigrad._dtypes import array_from, default_numpy, integral_fill_value, numpy_dtype, supported
 from minigrad._tensor import Tensor, _wrap
+from minigrad.kernels.strided import strided_view
 
 
 def _shape(size):
@@ -267,7 +268,6 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
     """An uninitialized tensor of ``size`` laid out with ``stride`` (in elements) over a
     storage just large enough."""
-    from minigrad.kernels.strided import strided_view
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "

@@ -10,7 +10,8 @@ import numpy as np
 
 from minigrad._array import data_pointer, namespace_of
 from minigrad.kernels.core import scalar_type_name
-from minigrad.kernels.shape import _wrap_dim
+from minigrad.kernels.linalg import vector_norm_array
+from minigrad.kernels.shape import _wrap_dim, diagonal_array, select_key
 
 
 class _Strided:
@@ -158,13 +159,11 @@ def slice_scatter_array(x, src, dim, start, end, step):
 
 
 def select_scatter_array(x, src, dim, index):
-    from minigrad.kernels.shape import select_key
     key = select_key(x.shape, dim, index)
     return _scatter_into_copy(x, src, lambda out: out[key])
 
 
 def diagonal_scatter_array(x, src, offset, dim1, dim2):
-    from minigrad.kernels.shape import diagonal_array
     return _scatter_into_copy(x, src, lambda out: diagonal_array(out, offset, dim1, dim2))
 
 
@@ -191,7 +190,6 @@ def _write_src(out, src, view):
 def renorm_array(x, p, dim, maxnorm):
     """``torch.renorm``: each slice along ``dim`` whose ``p``-norm exceeds ``maxnorm``
     scaled down to norm ``maxnorm`` (PyTorch's factor maxnorm / (norm + 1e-7))."""
-    from minigrad.kernels.linalg import vector_norm_array
     if x.ndim <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {x.ndim} dimensions")
     if p <= 0:
