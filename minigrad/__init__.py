@@ -36,6 +36,8 @@ from minigrad.creation import (  # noqa: F401
 from minigrad._sampling import (  # noqa: F401
     bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
     randperm)
+from minigrad._sampling_counts_gamma import (  # noqa: F401
+    _sample_dirichlet, _standard_gamma, binomial, poisson)
 from minigrad._generated.api_minigrad import *  # noqa: F401,F403 - the generated ops
 from minigrad.functional import (  # noqa: F401,E402 - joins promote dtypes
     cat, column_stack, concat, concatenate, dstack, hstack, row_stack, stack, vstack)

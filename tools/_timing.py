@@ -1,4 +1,6 @@
 """The benchmarks' timers (tools/bench.py, bench_compile.py, bench_floor.py, bench_gpu.py)."""
+import random
+import statistics
 import time
 
 
@@ -36,6 +38,41 @@ def interleaved(steps, iterations, repeats, clock=time.perf_counter):
     return best
 
 
+def paired(steps, iterations, rounds, clock=time.perf_counter, seed=0):
+    """{name: [seconds per iteration, one per round]}: each round times every step once, in
+    a fresh random order, so a load spike or a slow drift hits the steps alike and a
+    round's times are a paired sample (paired_ratio)."""
+    order, shuffle = list(steps), random.Random(seed).shuffle
+    for step in steps.values():
+        step()
+    samples = {name: [] for name in steps}
+    for _ in range(rounds):
+        shuffle(order)
+        for name in order:
+            step = steps[name]
+            start = clock()
+            for _ in range(iterations):
+                step()
+            samples[name].append((clock() - start) / iterations)
+    return samples
+
+
+def paired_ratio(samples, name, base, draws=2000, seed=0):
+    """(median, low, high): the median over the rounds of ``name``'s time over ``base``'s,
+    and a 95% bootstrap interval of that median."""
+    ratios = [ours / theirs for ours, theirs in zip(samples[name], samples[base])]
+    pick = random.Random(seed).choices
+    medians = sorted(statistics.median(pick(ratios, k=len(ratios))) for _ in range(draws))
+    return statistics.median(ratios), medians[draws // 40], medians[draws - 1 - draws // 40]
+
+
+def paired_verdict(interval, target):
+    """A target checked on a paired interval: met only when all of it is within."""
+    median, low, high = interval
+    state = "ok" if high <= target else "MISSED" if low > target else "undecided"
+    return f"{median:.3f}x [{low:.3f}, {high:.3f}] <= {target}x: {state}"
+
+
 def add_options(parser):
     """The timing options of bench.py and bench_compile.py."""
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
@@ -44,6 +81,10 @@ def add_options(parser):
     parser.add_argument("--cpu-time", action="store_true",
                         help="time by this thread's CPU time, not the wall clock (steadier "
                              "on a loaded machine; PyTorch runs on one thread here)")
+    parser.add_argument("--paired", type=int, metavar="ROUNDS",
+                        help="also time ROUNDS rounds in random order and give each target "
+                             "ratio as the median of the rounds' ratios with its 95%% "
+                             "interval: met only when the whole interval is (e.g. 101)")
 
 
 def rounds_and_clock(options):

@@ -1,6 +1,6 @@
 """Eager per-op overhead and end-to-end speed, as ratios against baselines measured in the same run.
 
-    python tools/bench.py [--quick] [--repeats N] [--cpu-time] [--alone]
+    python tools/bench.py [--quick] [--repeats N] [--cpu-time] [--alone] [--paired ROUNDS]
 
 Workloads (forward + backward each iteration):
   simple  the seed notebook's ((a + b) * b).sum() on 4-element vectors
@@ -16,7 +16,9 @@ Timings are the best of several interleaved rounds (machines here are shared and
 so compare the ratios, not the absolute numbers.  In one process, numpy's MLP step runs on
 the heap minigrad's steps warmed; ``--alone`` also runs each MLP step in a process of its
 own, with its page faults (numpy's allocations fault pages in on every step in some
-runs, docs/compile.md).
+runs, docs/compile.md).  ``--paired 101`` also times 101 rounds in random order and checks
+each target on the median of the rounds' ratios and its 95% interval: a best-of-rounds
+ratio within a few percent of its target is noise; an interval is not.
 """
 import argparse
 import os
@@ -33,7 +35,8 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import minigrad as mg  # noqa: E402
-from tools._timing import add_options, best_time, interleaved, rounds_and_clock  # noqa: E402
+from tools._timing import (add_options, best_time, interleaved, paired, paired_ratio,  # noqa: E402
+                           paired_verdict, rounds_and_clock)
 
 try:
     import torch
@@ -262,6 +265,10 @@ def main():
         print(f"{name:8} {ours * 1e6:10.1f}us {numpy_time * 1e6:10.1f}us {torch_time * 1e6:10.1f}us "
               f"{ours / numpy_time:8.2f}x {ours / torch_time:8.2f}x  <= {target}x {against}: "
               f"{verdict if baseline == baseline else 'no torch'}")
+        if options.paired and baseline == baseline:
+            samples = paired(steps, iterations, options.paired, clock)
+            print(f"{'':8} paired, {options.paired} rounds: minigrad/{against} "
+                  f"{paired_verdict(paired_ratio(samples, 'minigrad', against), target)}")
     if options.alone:
         alone()
 

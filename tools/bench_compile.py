@@ -1,6 +1,7 @@
 """minigrad.compile against eager minigrad, eager PyTorch, torch.compile and numpy, in one run.
 
-    python tools/bench_compile.py [--quick] [--repeats N] [--no-torch-compile] [--cpu-time] [--only simple,chain,...,cost]
+    python tools/bench_compile.py [--quick] [--repeats N] [--no-torch-compile] [--cpu-time] [--paired ROUNDS]
+                                  [--only simple,chain,...,cost]
 
 Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   simple  ((a + b) * b).sum() on 4 elements          target: compiled <= 0.3x eager torch
@@ -12,7 +13,8 @@ Workloads (forward + backward each iteration; PyTorch CPU with one thread):
   big     sin(x) * exp(x) + x**3 on 2M float32   target: <= 1.0x torch (float64: reported)
 Also: the cost of compiling the 200-op chain, in eager runs of it (target < 20).
 Timings are the best of several interleaved rounds (numpy's BLAS and PyTorch on one
-thread each); compare the ratios, not the absolute numbers.
+thread each); compare the ratios, not the absolute numbers.  ``--paired ROUNDS`` also
+checks each target on the median of ROUNDS paired rounds' ratios and its 95% interval.
 """
 import argparse
 import os
@@ -29,7 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import minigrad as mg  # noqa: E402
 from bench import CHAIN_OPS, mlp_minigrad, mlp_nn, mlp_numpy  # noqa: E402
-from _timing import add_options, interleaved, rounds_and_clock  # noqa: E402
+from _timing import add_options, interleaved, paired, paired_ratio, paired_verdict, rounds_and_clock  # noqa: E402,E501
 
 try:
     import torch
@@ -186,6 +188,11 @@ def main():
               f"{tc * 1e6:9.1f}us {numpy_time * 1e6:9.1f}us | {compiled / torch_time:8.2f}x "
               f"{compiled / tc:6.2f}x {eager / torch_time:10.2f}x {compiled / numpy_time:8.2f}x  "
               f"{verdict}")
+        if options.paired and target is not None:
+            samples = paired(steps, iterations, options.paired, clock)
+            base = "numpy" if against == "numpy" else "torch"
+            print(f"{'':8} paired, {options.paired} rounds: compiled/{against} "
+                  f"{paired_verdict(paired_ratio(samples, 'compiled', base), target)}")
     if only and "cost" not in only:
         return
     seconds, runs = compile_cost(repeats)

@@ -16,6 +16,7 @@ from .functions import (  # noqa: F401
     special_psi as psi,
     special_expit as expit,
     sinc,
+    special_gammainc as gammainc,
 )
 
-__all__ = ["exp2", "expm1", "log1p", "round", "xlogy", "logit", "erf", "erfc", "erfinv", "digamma", "polygamma", "gammaln", "psi", "expit", "sinc", ]
+__all__ = ["exp2", "expm1", "log1p", "round", "xlogy", "logit", "erf", "erfc", "erfinv", "digamma", "polygamma", "gammaln", "psi", "expit", "sinc", "gammainc", ]

@@ -1460,6 +1460,26 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
     return xp.clip(input, min_val, max_val).astype(input.dtype, copy=False)
 
 
+def _standard_gamma_grad(self, output):
+    """_standard_gamma_grad(Tensor self, Tensor output) -> Tensor"""
+    return standard_gamma_grad_array(self, output)
+
+
+def _standard_gamma_icdf(self, q):
+    """_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor"""
+    return standard_gamma_icdf_array(self, q)
+
+
+def _dirichlet_grad(x, alpha, total):
+    """_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor"""
+    return dirichlet_grad_array(x, alpha, total)
+
+
+def special_gammainc(self, other):
+    """special_gammainc(Tensor self, Tensor other) -> Tensor"""
+    return gammainc_array(self, other)
+
+
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor"""
     xp = _numpy if input.__class__ is _ndarray else namespace_of(input)

@@ -7,13 +7,13 @@ from minigrad.autograd.grad_mode import no_grad
 from minigrad.creation import arange, full_like
 from minigrad.searching import where
 from minigrad.distributions import constraints
-from minigrad.distributions.distribution import Distribution
+from minigrad.distributions.exp_family import ExponentialFamily
 from minigrad.distributions.utils import (broadcast_all, lazy_property, logits_to_probs,
                                           probs_to_logits)
 from minigrad.nn.functional import binary_cross_entropy_with_logits
 
 
-class Bernoulli(Distribution):
+class Bernoulli(ExponentialFamily):
     """Bernoulli distribution given by ``probs`` (of a 1) or ``logits`` (its log-odds),
     not both.
 
@@ -46,7 +46,7 @@ class Bernoulli(Distribution):
         if "logits" in self.__dict__:
             new.logits = self.logits.expand(batch_shape)
             new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
+        ExponentialFamily.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -89,6 +89,16 @@ class Bernoulli(Distribution):
 
     def entropy(self):
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")
+
+    # the exponential-family form: the natural parameter is the logit
+    _mean_carrier_measure = 0   # (torch's value)
+
+    @property
+    def _natural_params(self):
+        return (self.logits,)
+
+    def _log_normalizer(self, x):
+        return x.exp().log1p()
 
     def enumerate_support(self, expand=True):
         values = arange(2, dtype=self._param.dtype, device=self._param.device)

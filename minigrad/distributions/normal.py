@@ -6,11 +6,11 @@ from minigrad._generated.api_minigrad import erf, erfinv, log
 from minigrad._sampling import randn
 from minigrad._size import Size
 from minigrad.distributions import constraints
-from minigrad.distributions.distribution import Distribution
+from minigrad.distributions.exp_family import ExponentialFamily
 from minigrad.distributions.utils import broadcast_all
 
 
-class Normal(Distribution):
+class Normal(ExponentialFamily):
     """Normal distribution with mean ``loc`` and standard deviation ``scale``.
 
     >>> Normal(0.0, 1.0).log_prob(minigrad.tensor(0.0))
@@ -33,7 +33,7 @@ class Normal(Distribution):
         batch_shape = Size(batch_shape)
         new.loc = self.loc.expand(batch_shape)
         new.scale = self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
+        ExponentialFamily.__init__(new, batch_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new
 
@@ -77,3 +77,13 @@ class Normal(Distribution):
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + log(self.scale)
+
+    # the exponential-family form: natural parameters (loc / scale^2, -1 / (2 scale^2))
+    _mean_carrier_measure = 0   # (torch's value)
+
+    @property
+    def _natural_params(self):
+        return (self.loc / self.scale.pow(2), -0.5 * self.scale.pow(2).reciprocal())
+
+    def _log_normalizer(self, x, y):
+        return -0.25 * x.pow(2) / y + 0.5 * (-math.pi / y).log()

@@ -20,3 +20,4 @@ from minigrad.kernels.device import *  # noqa: F401,F403
 from minigrad.kernels.ctc import *  # noqa: F401,F403
 from minigrad.kernels.strided import *  # noqa: F401,F403
 from minigrad.kernels.number_functions import *  # noqa: F401,F403
+from minigrad.kernels.reparam import *  # noqa: F401,F403

@@ -79,6 +79,9 @@ MAPPED = {
     "einsum": lambda equation, tensors: torch.einsum(equation, *tensors),
     "tensordot": lambda self, other, dims_self, dims_other:
         torch.tensordot(self, other, dims=(list(dims_self), list(dims_other))),
+    # the gamma family's reparameterization gradients (minigrad.distributions)
+    "_standard_gamma_grad": torch._standard_gamma_grad,
+    "_dirichlet_grad": torch._dirichlet_grad,
 }
 
 # entry -> why it is not compared with torch
@@ -97,6 +100,10 @@ SKIPPED = {
     "_ctc_loss": "internal: its gradient is the derivative with the log_probs free, torch's "
                  "adds exp(log_probs) (F.ctc_loss adds it back); its log_alpha is (T, N, L), "
                  "torch's (N, T, L); compared through F.ctc_loss in tests/unit/nn/test_ctc_loss.py",
+    "_standard_gamma_icdf": "internal: the Gamma quantile minigrad._standard_gamma samples with "
+                            "(torch samples by rejection and has no such op); its gradient is "
+                            "_standard_gamma_grad, compared with torch's on a grid in "
+                            "tests/unit/test_distributions_gamma_family.py",
 }
 
 RTOL, ATOL = 1e-7, 1e-9

@@ -1,0 +1,117 @@
+"""The Binomial distribution: successes in ``total_count`` independent trials."""
+from minigrad._generated.api_minigrad import exp, lgamma, log1p
+from minigrad._sampling_counts_gamma import binomial
+from minigrad._size import Size
+from minigrad.autograd.grad_mode import no_grad
+from minigrad.creation import arange
+from minigrad.distributions import constraints
+from minigrad.distributions.distribution import Distribution
+from minigrad.distributions.utils import (broadcast_all, lazy_property, logits_to_probs,
+                                          probs_to_logits)
+
+
+def _clamp_by_zero(x):
+    """max(x, 0) with gradient 1/2 at 0, as torch's."""
+    return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
+
+
+class Binomial(Distribution):
+    """Binomial distribution of ``total_count`` trials with success ``probs`` (or
+    ``logits``, not both).
+
+    >>> Binomial(4, minigrad.tensor(0.5)).log_prob(minigrad.tensor(2.0))
+    tensor(-0.9808)
+    """
+    arg_constraints = {"total_count": constraints.nonnegative_integer,
+                       "probs": constraints.unit_interval, "logits": constraints.real}
+    has_enumerate_support = True
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        if probs is not None:
+            self.total_count, self.probs = broadcast_all(total_count, probs)
+            self.total_count = self.total_count.type_as(self.probs)
+        else:
+            self.total_count, self.logits = broadcast_all(total_count, logits)
+            self.total_count = self.total_count.type_as(self.logits)
+        self._param = self.probs if probs is not None else self.logits
+        super().__init__(self._param.size(), validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Binomial, _instance)
+        batch_shape = Size(batch_shape)
+        new.total_count = self.total_count.expand(batch_shape)
+        if "probs" in self.__dict__:
+            new.probs = self.probs.expand(batch_shape)
+            new._param = new.probs
+        if "logits" in self.__dict__:
+            new.logits = self.logits.expand(batch_shape)
+            new._param = new.logits
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
+
+    @lazy_property
+    def logits(self):
+        return probs_to_logits(self.probs, is_binary=True)
+
+    @lazy_property
+    def probs(self):
+        return logits_to_probs(self.logits, is_binary=True)
+
+    @property
+    def param_shape(self):
+        return self._param.size()
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        with no_grad():
+            return binomial(self.total_count.expand(shape), self.probs.expand(shape))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        n, logits = self.total_count, self.logits
+        log_factorial_n = lgamma(n + 1)
+        log_factorial_k = lgamma(value + 1)
+        log_factorial_nmk = lgamma(n - value + 1)
+        # n log(1 + e^logits), computed without overflow
+        normalize_term = (n * _clamp_by_zero(logits) + n * log1p(exp(-logits.abs()))
+                          - log_factorial_n)
+        return value * logits - log_factorial_k - log_factorial_nmk - normalize_term
+
+    def _homogeneous_count(self, what):
+        total_count = int(self.total_count.max())
+        if not self.total_count.min() == total_count:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{what}`.")
+        return total_count
+
+    def entropy(self):
+        self._homogeneous_count("entropy")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(exp(log_prob) * log_prob).sum(0)
+
+    def enumerate_support(self, expand=True):
+        total_count = self._homogeneous_count("enumerate_support")
+        values = arange(1 + total_count, dtype=self._param.dtype, device=self._param.device)
+        values = values.view((-1,) + (1,) * len(self._batch_shape))
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape))
+        return values
