@@ -31,8 +31,8 @@ from minigrad._switches import (  # noqa: F401
 from minigrad.random import (  # noqa: F401
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state)
 from minigrad.creation import (  # noqa: F401
-    arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, logspace,
-    ones, ones_like, tensor, zeros, zeros_like)
+    arange, as_tensor, empty, empty_like, empty_strided, eye, from_numpy, full, full_like,
+    linspace, logspace, ones, ones_like, scalar_tensor, tensor, zeros, zeros_like)
 from minigrad._sampling import (  # noqa: F401
     bernoulli, multinomial, normal, rand, rand_like, randint, randint_like, randn, randn_like,
     randperm)
@@ -51,6 +51,9 @@ from minigrad.searching import (  # noqa: F401,E402 - also binds x.nonzero(), x.
 from minigrad.index_reduce import index_reduce  # noqa: F401,E402 - also binds x.index_reduce()
 from minigrad.index_writes import (  # noqa: F401,E402 - also binds x.index_fill() ...
     index_copy, index_fill, masked_scatter)
+from minigrad.strided import as_strided, as_strided_scatter  # noqa: F401,E402 - also x.storage_offset()
+from minigrad.scatter_legacy import scatter  # noqa: F401,E402 - scatter(..., reduce=); x.scatter_
+from minigrad import inplace_views  # noqa: F401,E402 - binds x.squeeze_(), x.t_(), x.as_strided_() ...
 from minigrad.composites import (  # noqa: F401,E402 - also binds x.quantile()
     block_diag, cartesian_prod, cdist, combinations, dist, meshgrid, nanquantile, quantile,
     tril_indices, triu_indices)
@@ -62,6 +65,11 @@ from minigrad.bitwise import (  # noqa: F401,E402 - also binds &, |, ^, ~ and x.
     bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor)
 from minigrad import _aliases  # noqa: E402
 _aliases.bind(globals())  # torch.absolute, x.gt_(y), torch.broadcast_tensors ...
+from minigrad.dtype_rules import can_cast, promote_types, result_type  # noqa: F401,E402
+from minigrad.elementwise_extras import isin, positive  # noqa: F401,E402
+from minigrad.histogram import histogram  # noqa: F401,E402 - also binds x.histogram()
+from minigrad import inplace_functions  # noqa: E402
+inplace_functions.bind(globals())  # x.logical_and_(y), x &= y, torch.relu_(x) ...
 from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad.linalg.composites import geqrf, lu_unpack  # noqa: F401,E402 - torch.geqrf, torch.lu_unpack
 from minigrad.matrix_products import addbmm, addr, chain_matmul, ger  # noqa: F401,E402 - and methods

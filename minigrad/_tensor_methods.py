@@ -127,11 +127,6 @@ def index_put_(self, indices, values, accumulate=False):
     return apply_inplace(self, functional_ops.index_put, indices, values, accumulate)
 
 
-def unfold(self, dimension, size, step):
-    """``minigrad.functional.unfold``: windows of ``size`` along ``dimension``."""
-    return functional_ops.unfold(self, dimension, size, step)
-
-
 def stride(self, dim=None):
     """Elements (not bytes) to step in each dim, from the numpy array's strides."""
     strides = tuple(s // self._data.itemsize for s in self._data.strides)
@@ -255,7 +250,7 @@ def _bind():
         setattr(Tensor, name, fn)
     for fn in (backward, register_hook, retain_grad, register_post_accumulate_grad_hook,
                zero_, fill_, copy_, polygamma, __array_ufunc__, __array_function__,
-               contiguous, is_contiguous, masked_select, fill_diagonal_, take, unfold,
+               contiguous, is_contiguous, masked_select, fill_diagonal_, take,
                stride, index_put, index_put_, view, clone):
         setattr(Tensor, fn.__name__, fn)
     for name, fn in METHODS.items():  # generated: x.exp(), x.exp_(), x.sum_to_size(...)

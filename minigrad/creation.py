@@ -16,6 +16,7 @@ from minigrad import _array, _memory_format
 from minigrad._device import as_device, of_array, on_device
 from minigrad._dtypes import array_from, default_numpy, integral_fill_value, numpy_dtype, supported
 from minigrad._tensor import Tensor, _wrap
+from minigrad.kernels.strided import strided_view
 
 
 def _shape(size):
@@ -255,3 +256,23 @@ def new_empty(self, *size, dtype=None, device=None, requires_grad=False):
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False):
     return full(size, fill_value, **_new_kwargs(self, dtype, device, requires_grad))
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad=False):
+    """A 0-d tensor holding the number ``s``, of the default float dtype unless ``dtype``
+    says otherwise (``scalar_tensor(3)`` is ``tensor(3.)``)."""
+    value = s.item() if isinstance(s, Tensor) else s
+    return full((), value, dtype=_float_dtype(dtype), device=device, requires_grad=requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialized tensor of ``size`` laid out with ``stride`` (in elements) over a
+    storage just large enough."""
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of "
+                           f"strides ({len(stride)})")
+    _non_negative(size)
+    elements = 0 if 0 in size else 1 + sum((n - 1) * s for n, s in zip(size, stride))
+    storage = _allocate(device, "empty", (elements,), _float_dtype(dtype))
+    return _made(strided_view(storage, size, stride, 0), requires_grad, device)

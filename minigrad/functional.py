@@ -30,11 +30,36 @@ def einsum(equation, *operands):
     (3, 2)
     """
     if not isinstance(equation, str):
-        raise TypeError("einsum(): the first argument must be the equation string, e.g. "
-                        "einsum('ij,jk->ik', a, b); the sublist format is not supported")
+        equation, operands = _sublist_equation((equation,) + operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     return _F.einsum(equation, list(operands))
+
+
+def _sublist_equation(args):
+    """torch's sublist format, ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (each operand then
+    its dims as ints in [0, 52) or ``...``; an optional output list last), as an equation
+    string and the operands."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+
+    def letters(sublist):
+        return "".join(_subscript(n) for n in sublist)
+    equation = ",".join(letters(sublist) for sublist in args[1::2])
+    if len(args) % 2:  # an output sublist
+        return equation + "->" + letters(args[-1]), args[:-1:2]
+    return equation, args[::2]
+
+
+def _subscript(n):
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 26:
+        return chr(ord("A") + n)
+    if 26 <= n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
 
 
 def tensordot(a, b, dims=2, out=None):
@@ -158,23 +183,6 @@ def _is_mask(part):
     if isinstance(data, list):
         data = np.asarray(data)
     return getattr(data, "dtype", None) == np.bool_
-
-
-def unfold(input, dimension, size, step):
-    """``x.unfold(dim, size, step)``: the windows of ``size`` along ``dim``, every ``step``
-    elements; ``dim`` becomes the window count and a last dim of ``size`` is added.  A
-    stack of slices, so the gradient adds up where the windows overlap."""
-    dim = dimension % max(input.ndim, 1)
-    length = input.shape[dim] if input.ndim else 1  # a 0-d tensor: one window of one element
-    if size > length:
-        raise RuntimeError(f"maximum size for tensor at dimension {dim} is {length} but size "
-                           f"is {size}")
-    if step <= 0:
-        raise RuntimeError(f"step is {step} but must be > 0")
-    if input.ndim == 0:
-        return _F.reshape(input, (1,))
-    windows = [_F.narrow(input, dim, start, size) for start in range(0, length - size + 1, step)]
-    return _F.movedim(_F.stack(windows, dim), dim + 1, -1)
 
 
 # ----------------------------------------------------------- joining tensors

@@ -703,7 +703,16 @@ def _solve(a, b):
     return _call(np.linalg.solve, (a, b), {})
 
 
+def _as_strided(x, shape=None, strides=None):
+    if not isinstance(x, FakeCudaArray):  # cupy.lib.stride_tricks.as_strided: device arrays only
+        raise TypeError(f"Unsupported type {type(x)}")
+    return FakeCudaArray(np.lib.stride_tricks.as_strided(x._a, shape, strides), x._device)
+
+
 xp.broadcast_to = _broadcast_to
+xp.lib = types.ModuleType("fake_cuda.xp.lib")
+xp.lib.stride_tricks = types.ModuleType("fake_cuda.xp.lib.stride_tricks")
+xp.lib.stride_tricks.as_strided = _as_strided
 xp.linalg.solve = _solve
 special.polygamma = _polygamma
 

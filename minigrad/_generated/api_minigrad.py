@@ -164,6 +164,21 @@ from .functions import (  # noqa: F401
     getitem,
     getitem_backward,
     gather,
+    unfold_backward,
+    _as_strided,
+    _as_strided_scatter,
+    diagonal_scatter,
+    select_scatter,
+    slice_scatter,
+    renorm,
+    sgn,
+    ldexp,
+    frexp,
+    nextafter,
+    gcd,
+    lcm,
+    put,
+    diagflat,
     gather_backward,
     index_select,
     index_add,
@@ -220,4 +235,4 @@ from .functions import (  # noqa: F401
     adaptive_avg_pool1d,
 )
 
-__all__ = ["sum_to_size", "_to_copy", "_to_device", "_fill", "_copy_from", "_index_put", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "abs", "sign", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "reciprocal", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "fix", "frac", "nan_to_num", "deg2rad", "rad2deg", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "clip", "floor_divide", "remainder", "fmod", "float_power", "fmax", "fmin", "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "lerp", "addcmul", "addcdiv", "logit", "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "sinc", "i0", "igamma", "igammac", "mvlgamma", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "prod", "cumsum", "cumprod", "logcumsumexp", "var", "std", "var_mean", "std_mean", "nansum", "nanmean", "median", "nanmedian", "cummax", "cummin", "aminmax", "argmax", "argmin", "any", "all", "count_nonzero", "sort", "argsort", "msort", "topk", "kthvalue", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "broadcast_to", "narrow", "select", "diagonal", "diagonal_backward", "cat", "stack", "split", "chunk", "unbind", "flip", "roll", "tile", "tril", "triu", "diag", "diag_embed", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "diff", "trapezoid", "repeat_interleave", "rot90", "flipud", "fliplr", "getitem", "getitem_backward", "gather", "gather_backward", "index_select", "index_add", "scatter", "scatter_add", "scatter_reduce", "masked_fill", "_masked_select", "take_along_dim", "take_along_dim_backward", "matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "kron", "addmm", "addmv", "baddbmm", "cross", "trace", "inverse", "det", "slogdet", "logdet", "cholesky", "pinverse", "svd", "qr", "matrix_power", "matrix_exp", "cholesky_solve", "cholesky_inverse", "norm", "relu", "softmax", "log_softmax", "_standard_gamma_grad", "_dirichlet_grad", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d_with_indices", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d", ]
+__all__ = ["sum_to_size", "_to_copy", "_to_device", "_fill", "_copy_from", "_index_put", "neg", "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "abs", "sign", "exp2", "expm1", "log2", "log10", "log1p", "rsqrt", "square", "reciprocal", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "floor", "ceil", "round", "trunc", "fix", "frac", "nan_to_num", "deg2rad", "rad2deg", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "where", "clamp", "clip", "floor_divide", "remainder", "fmod", "float_power", "fmax", "fmin", "atan2", "hypot", "logaddexp", "logaddexp2", "copysign", "xlogy", "lerp", "addcmul", "addcdiv", "logit", "erf", "erfc", "erfinv", "lgamma", "digamma", "polygamma", "sinc", "i0", "igamma", "igammac", "mvlgamma", "sum", "mean", "amax", "amin", "max", "min", "logsumexp", "prod", "cumsum", "cumprod", "logcumsumexp", "var", "std", "var_mean", "std_mean", "nansum", "nanmean", "median", "nanmedian", "cummax", "cummin", "aminmax", "argmax", "argmin", "any", "all", "count_nonzero", "sort", "argsort", "msort", "topk", "kthvalue", "reshape", "transpose", "permute", "expand", "squeeze", "unsqueeze", "flatten", "unflatten", "swapaxes", "swapdims", "movedim", "moveaxis", "t", "broadcast_to", "narrow", "select", "diagonal", "diagonal_backward", "cat", "stack", "split", "chunk", "unbind", "flip", "roll", "tile", "tril", "triu", "diag", "diag_embed", "ravel", "atleast_1d", "atleast_2d", "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "diff", "trapezoid", "repeat_interleave", "rot90", "flipud", "fliplr", "getitem", "getitem_backward", "gather", "unfold_backward", "_as_strided", "_as_strided_scatter", "diagonal_scatter", "select_scatter", "slice_scatter", "renorm", "sgn", "ldexp", "frexp", "nextafter", "gcd", "lcm", "put", "diagflat", "gather_backward", "index_select", "index_add", "scatter", "scatter_add", "scatter_reduce", "masked_fill", "_masked_select", "take_along_dim", "take_along_dim_backward", "matmul", "mm", "bmm", "mv", "dot", "vdot", "inner", "outer", "kron", "addmm", "addmv", "baddbmm", "cross", "trace", "inverse", "det", "slogdet", "logdet", "cholesky", "pinverse", "svd", "qr", "matrix_power", "matrix_exp", "cholesky_solve", "cholesky_inverse", "norm", "relu", "softmax", "log_softmax", "_standard_gamma_grad", "_dirichlet_grad", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool1d_with_indices", "max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "adaptive_avg_pool1d", ]

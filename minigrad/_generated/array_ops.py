@@ -1201,6 +1201,91 @@ def gather(self, dim, index):
     return gather_array(self, dim, index)
 
 
+def unfold(self, dimension, size, step):
+    """unfold(Tensor self, int dimension, int size, int step) -> Tensor"""
+    return unfold_array(self, dimension, size, step)
+
+
+def unfold_backward(self, input_sizes, dim, size, step):
+    """unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor"""
+    return unfold_backward_array(self, input_sizes, dim, size, step)
+
+
+def _as_strided(self, size, stride, shift, self_stride):
+    """_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor"""
+    return strided_view(self, size, stride, shift)
+
+
+def as_strided_remap(self, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first):
+    """as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor"""
+    return as_strided_remap_array(self, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first)
+
+
+def _as_strided_scatter(self, src, size, stride, storage_offset, layout):
+    """_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor"""
+    return as_strided_scatter_array(self, src, size, stride, storage_offset, layout)
+
+
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    return diagonal_scatter_array(self, src, offset, dim1, dim2)
+
+
+def select_scatter(self, src, dim, index):
+    """select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor"""
+    return select_scatter_array(self, src, dim, index)
+
+
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    """slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor"""
+    return slice_scatter_array(self, src, dim, start, end, step)
+
+
+def renorm(self, p, dim, maxnorm):
+    """renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor"""
+    return renorm_array(self, p, dim, maxnorm)
+
+
+def sgn(self):
+    """sgn(Tensor self) -> Tensor"""
+    return sign_array(self)
+
+
+def ldexp(self, other):
+    """ldexp(Tensor self, Tensor other) -> Tensor"""
+    return ldexp_array(self, other)
+
+
+def frexp(self):
+    """frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)"""
+    return frexp_array(self)
+
+
+def nextafter(self, other):
+    """nextafter(Tensor self, Tensor other) -> Tensor"""
+    return nextafter_array(self, other)
+
+
+def gcd(self, other):
+    """gcd(Tensor self, Tensor other) -> Tensor"""
+    return gcd_array(self, other)
+
+
+def lcm(self, other):
+    """lcm(Tensor self, Tensor other) -> Tensor"""
+    return lcm_array(self, other)
+
+
+def put(self, index, source, accumulate=False):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    return put_array(self, index, source, accumulate)
+
+
+def diagflat(self, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    return diagflat_array(self, offset)
+
+
 def gather_backward(self, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor"""
     return scatter_add_into_zeros(self, dim, index, shape)

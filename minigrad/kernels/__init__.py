@@ -21,5 +21,7 @@ from minigrad.kernels.sorting import *  # noqa: F401,F403
 from minigrad.kernels.stacking import *  # noqa: F401,F403
 from minigrad.kernels.device import *  # noqa: F401,F403
 from minigrad.kernels.ctc import *  # noqa: F401,F403
+from minigrad.kernels.strided import *  # noqa: F401,F403
+from minigrad.kernels.number_functions import *  # noqa: F401,F403
 from minigrad.kernels.reparam import *  # noqa: F401,F403
 from minigrad.kernels.special import *  # noqa: F401,F403

@@ -21,3 +21,4 @@ from minigrad.autograd.formulas.device import *  # noqa: F401,F403
 from minigrad.autograd.formulas.ctc import *  # noqa: F401,F403
 from minigrad.autograd.formulas.scatter import *  # noqa: F401,F403
 from minigrad.autograd.formulas.special import *  # noqa: F401,F403
+from minigrad.autograd.formulas.strided import *  # noqa: F401,F403
