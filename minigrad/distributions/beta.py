@@ -2,7 +2,6 @@
 import numbers
 
 from minigrad._generated.api_minigrad import lgamma, stack
-from minigrad._size import Size
 from minigrad.creation import tensor
 from minigrad.distributions import constraints
 from minigrad.distributions.dirichlet import Dirichlet
@@ -32,12 +31,7 @@ class Beta(ExponentialFamily):
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        ExponentialFamily.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Beta, batch_shape, _instance, ("_dirichlet",))
 
     @property
     def concentration1(self):

@@ -149,6 +149,17 @@ class Distribution:
                 f"{tuple(value.shape)}) to be within the support ({support!r}) of the "
                 f"distribution {self!r}, but found invalid values:\n{formatted(value)}")
 
+    def _expanded(self, cls, batch_shape, _instance, names):
+        """``expand`` of a distribution whose state is the parameters ``names``, each of the
+        batch shape: a new instance with each expanded (views, as in torch)."""
+        new = self._get_checked_instance(cls, _instance)
+        batch_shape = Size(batch_shape)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, _instance=None):
         """A blank instance for ``expand`` (subclasses with their own ``__init__`` must
         write their own ``expand``, as in torch)."""

@@ -5,7 +5,6 @@ change of variables is written out: ``log p(y) = log p_Gamma(1/y) - 2 log y``.
 """
 import math
 
-from minigrad._size import Size
 from minigrad.creation import full_like
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
@@ -29,12 +28,7 @@ class InverseGamma(Distribution):
         super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(InverseGamma, _instance)
-        batch_shape = Size(batch_shape)
-        new.base_dist = self.base_dist.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(InverseGamma, batch_shape, _instance, ("base_dist",))
 
     @property
     def concentration(self):

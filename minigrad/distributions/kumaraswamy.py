@@ -8,7 +8,6 @@ import math
 
 from minigrad._generated.api_minigrad import digamma, exp, lgamma, log, log1p
 from minigrad._sampling import rand
-from minigrad._size import Size
 from minigrad.creation import full_like
 from minigrad.distributions import constraints
 from minigrad.distributions.distribution import Distribution
@@ -41,13 +40,7 @@ class Kumaraswamy(Distribution):
         super().__init__(self.concentration0.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Kumaraswamy, _instance)
-        batch_shape = Size(batch_shape)
-        new.concentration1 = self.concentration1.expand(batch_shape)
-        new.concentration0 = self.concentration0.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Kumaraswamy, batch_shape, _instance, ("concentration1", "concentration0"))
 
     @property
     def mean(self):

@@ -20,7 +20,6 @@ import copyreg
 from minigrad._tensor import Tensor
 from minigrad.autograd.grad_mode import no_grad
 from minigrad.nn.modules.container import ModuleDict, ModuleList
-from minigrad.nn.modules.module import Module
 from minigrad.nn.parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",
