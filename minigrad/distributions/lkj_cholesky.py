@@ -32,12 +32,16 @@ class LKJCholesky(Distribution):
                              f"Found dim={dim}.")
         self.dim = dim
         (self.concentration,) = broadcast_all(concentration)
-        # Beta(i / 2, eta + (dim - 2) / 2 - i / 2) for row i + 1 (the first row is fixed)
+        # the squared length of row k's off-diagonal part (k = 1 .. dim - 1) is
+        # Beta(k / 2, eta + (dim - 2) / 2 - (k - 1) / 2) (the onion method's y); row 0 has
+        # no off-diagonal part and takes row 1's law, unused.  torch's first parameter is
+        # k - 1/2 here, which is right for k = 1 only: its correlations past the second
+        # row are wider than the LKJ law (tests/unit/test_distributions_rest.py checks ours)
         c = self.concentration
         offset = arange(dim - 1, dtype=c.dtype, device=c.device)
-        offset = cat([offset.new_zeros((1,)), offset])
+        offset = cat([offset.new_zeros((1,)), offset])   # k - 1, and 0 for row 0
         marginal = c + 0.5 * (dim - 2)
-        self._beta = Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
+        self._beta = Beta(0.5 * offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
         super().__init__(c.size(), Size((dim, dim)), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
