@@ -141,9 +141,11 @@ class Wishart(ExponentialFamily):
         LA = matmul(L, A)
         return matmul(LA, LA.mT)
 
-    def rsample(self, sample_shape=(), max_try_correction=10):
+    def rsample(self, sample_shape=(), max_try_correction=None):
         """Samples; a singular one (likely when df < dimension) is drawn again up to
         ``max_try_correction`` times and may stay singular (log_prob -inf), as in torch."""
+        if max_try_correction is None:
+            max_try_correction = 10
         sample = self._bartlett_sample(sample_shape)
         singular = ~self.support.check(sample)
         if bool(singular.any()):

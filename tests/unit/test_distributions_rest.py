@@ -240,6 +240,24 @@ def test_wishart_shapes_and_errors(torch):
         d.log_prob(-cov)
 
 
+def test_wishart_df_broadcast_over_one_matrix(torch):
+    _compare(torch, lambda M, df, cov: M.distributions.Wishart(df, covariance_matrix=cov)
+             .log_prob(M.tensor(WISHART_VALUE)), [DF, COV[0]], atol=1e-9, rtol=1e-9)
+    d = D.Wishart(mg.tensor(DF), covariance_matrix=mg.tensor(COV[0]))
+    assert d.batch_shape == (2,) and d.rsample((5,)).shape == (5, 2, 3, 3)
+
+
+def test_wishart_redraws_singular_samples():
+    mg.manual_seed(6)
+    with pytest.warns(UserWarning) as record:   # df barely above dim - 1: often singular
+        d = D.Wishart(2.05, covariance_matrix=mg.tensor(COV[0]))
+        s = d.sample((3000,))
+    messages = [str(r.message) for r in record]
+    assert "Low df values detected" in messages[0]
+    assert "Singular sample detected." in messages   # some first draws were singular ...
+    assert bool(d.support.check(s).all())            # ... and were drawn again
+
+
 # ---- LKJCholesky
 
 def test_lkj_cholesky_log_prob(torch):
