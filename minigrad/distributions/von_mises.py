@@ -1,4 +1,4 @@
-"""The von Mises distribution: a Normal wrapped around the circle."""
+"""The von Mises distribution: the circle's analogue of the Normal."""
 import math
 
 import numpy as np
@@ -49,8 +49,9 @@ class VonMises(Distribution):
 
     @no_grad()
     def sample(self, sample_shape=()):
-        # numpy's exact sampler (Best and Fisher's rejection scheme, as torch uses) in
-        # float64, centred at 0; the angle is then shifted by loc and wrapped to [-pi, pi)
+        # numpy's sampler in float64, centred at 0 (Best and Fisher's rejection scheme, as
+        # torch's; above kappa = 1e6 a wrapped Normal, exact to double precision there);
+        # the angle is then shifted by loc and wrapped to [-pi, pi)
         shape = tuple(self._extended_shape(sample_shape))
         kappa = np.broadcast_to(np.asarray(_values(self.concentration), np.float64), shape)
         angles = np.asarray(numpy_rng().vonmises(0.0, kappa), np.float64)
