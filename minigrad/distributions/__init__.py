@@ -55,6 +55,11 @@ _TRANSFORMED_NAMES = [
     "OneHotCategoricalStraightThrough", "Pareto", "RelaxedBernoulli",
     "RelaxedOneHotCategorical", "TransformedDistribution", "Weibull", "biject_to",
     "transform_to"] + transforms.__all__
+# the circular, tail and matrix distributions
+from minigrad.distributions.von_mises import VonMises  # noqa: F401
+from minigrad.distributions.generalized_pareto import GeneralizedPareto  # noqa: F401
+from minigrad.distributions.wishart import Wishart  # noqa: F401
+from minigrad.distributions.lkj_cholesky import LKJCholesky  # noqa: F401
 from minigrad.distributions.kl import kl_divergence, register_kl  # noqa: F401
 
 __all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "MultivariateNormal",
@@ -63,3 +68,4 @@ __all__ += ["Beta", "Binomial", "Chi2", "ContinuousBernoulli", "Dirichlet", "Exp
             "FisherSnedecor", "Gamma", "InverseGamma", "Kumaraswamy", "LowRankMultivariateNormal",
             "MixtureSameFamily", "Multinomial", "NegativeBinomial", "Poisson", "StudentT"]
 __all__ += _TRANSFORMED_NAMES
+__all__ += ["GeneralizedPareto", "LKJCholesky", "VonMises", "Wishart"]
