@@ -26,8 +26,8 @@ def _constant(array):
 
 
 def lu(A, pivot=True, get_infos=False):
-    """(LU, pivots) of A = P L U, and ``infos`` (0 where the factorization succeeded) with
-    ``get_infos``; without it a singular matrix raises, as torch.linalg.lu_factor."""
+    """(LU, pivots) of A = P L U, and with ``get_infos`` the ``infos`` (0 where U's
+    diagonal has no zero)."""
     warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / "
                   "torch.linalg.lu_factor_ex and will be removed in a future PyTorch release.",
                   UserWarning, stacklevel=2)
@@ -36,9 +36,8 @@ def lu(A, pivot=True, get_infos=False):
                                   f"'{scalar_type_name(A._data.dtype)}'")
     if not pivot and namespace_of(A._data).__name__ == "numpy":
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
-    if get_infos:
-        return tuple(_F.linalg_lu_factor_ex(A, pivot=pivot))
-    return tuple(composites.lu_factor(A, pivot=pivot))
+    LU, pivots, infos = _F.linalg_lu_factor_ex(A, pivot=pivot)   # singular: no error, as torch
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
 
 
 def lu_solve(b, LU_data, LU_pivots):
@@ -56,9 +55,16 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
         raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
                            f"{scalar_type_name(b._data.dtype)} and A of type "
                            f"{scalar_type_name(A._data.dtype)} instead.")
+    if b.dim() < 2:
+        raise RuntimeError(f"torch.triangular_solve: Expected b to have at least 2 dimensions, "
+                           f"but it has {b.dim()} dimensions instead")
     if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if b.shape[-2] != A.shape[-1]:
+        raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is "
+                           f"{A.shape[-2]} by {A.shape[-1]} but each b matrix is "
+                           f"{b.shape[-2]} by {b.shape[-1]}")
     batch = np.broadcast_shapes(tuple(b.shape[:-2]), tuple(A.shape[:-2]))
     coefficient = A if transpose is False else A.mT
     X = _F.linalg_solve_triangular(coefficient, b, upper=upper != transpose,
@@ -134,14 +140,22 @@ def frobenius_norm(input, dim=_NO_DIM, keepdim=False):
     warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
                   "It will be removed in a future PyTorch release. Please use "
                   "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
-    return _F.linalg_vector_norm(input, 2.0, dim=tuple(dim), keepdim=keepdim)
+    dim = (dim,) if isinstance(dim, int) else tuple(dim)
+    return _F.linalg_vector_norm(input, 2.0, dim=dim, keepdim=keepdim)
 
 
 def norm_except_dim(v, pow=2, dim=0):
     """The ``pow``-norm over every dim but ``dim``, kept as size-1 dims (weight_norm's);
     ``dim=-1`` is the norm of all of ``v``."""
+    if v._data.dtype.kind not in "fc":
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. "
+                           f"Got {scalar_type_name(v._data.dtype)} instead.")
     if dim == -1:
         return _F.linalg_vector_norm(v, pow)
+    if not -v.dim() <= dim < v.dim():
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-v.dim()}, "
+                         f"{v.dim() - 1}], but got {dim})")
+    dim %= v.dim()
     others = tuple(d for d in range(v.dim()) if d != dim)
     return _F.linalg_vector_norm(v, pow, dim=others, keepdim=True)
 

@@ -14,7 +14,8 @@ __all__ = ["svd_lowrank", "pca_lowrank"]
 def _approximate_basis(A, q, niter, M):
     """Q with q orthonormal columns such that Q Q^T (A - M) approximates A - M."""
     niter = 2 if niter is None else niter
-    R = _sampling.randn(A.shape[-1], q, dtype=A.dtype, device=A.device)
+    dtype = A.dtype if A._data.dtype.kind == "f" else None   # torch: float32 for integers
+    R = _sampling.randn(A.shape[-1], q, dtype=dtype, device=A.device)
 
     def range_of(X_of):   # (A - M) applied through X_of, then orthonormalised
         X = X_of(A)
@@ -48,8 +49,6 @@ def _svd_lowrank(A, q, niter, M):
 
 def svd_lowrank(A, q=6, niter=2, M=None):
     """(U, S, V) with A - M ~ U diag(S) V^T, of rank q."""
-    if A._data.dtype.kind != "f":
-        A = A.float()
     return _svd_lowrank(A, q, niter, M)
 
 
@@ -64,8 +63,6 @@ def pca_lowrank(A, q=None, center=True, niter=2):
                          f"min(m, n)={min(m, n)}")
     if not niter >= 0:
         raise ValueError(f"niter(={niter}) must be non-negative integer")
-    if A._data.dtype.kind != "f":
-        A = A.float()
     if center:
         A = A - A.mean(dim=(-2,), keepdim=True)
     return _svd_lowrank(A, q, niter, None)
