@@ -74,6 +74,14 @@ from minigrad import linalg, nn, special  # noqa: F401,E402
 from minigrad.linalg.composites import geqrf, lu_unpack  # noqa: F401,E402 - torch.geqrf, torch.lu_unpack
 from minigrad.matrix_products import addbmm, addr, chain_matmul, ger  # noqa: F401,E402 - and methods
 from minigrad.correlation import corrcoef, cov  # noqa: F401,E402 - and methods
+from minigrad.linalg.legacy import (  # noqa: F401,E402 - and x.lu(), x.mH, x.H ...
+    adjoint, frobenius_norm, lu, lu_solve, norm_except_dim, nuclear_norm, ormqr,
+    triangular_solve, vander)
+from minigrad.linalg.removed import eig, lstsq, matrix_rank, solve, symeig  # noqa: F401,E402
+from minigrad.linalg.lowrank import pca_lowrank, svd_lowrank  # noqa: F401,E402
+from minigrad import random_inplace  # noqa: F401,E402 - x.cauchy_(), x.geometric_() ...
+from minigrad.inplace_math import deg2rad_, rad2deg_  # noqa: F401,E402 - x.polygamma_(), x.apply_()
+from minigrad import memory_access  # noqa: F401,E402 - x.data_ptr(), x.untyped_storage()
 from minigrad import viz  # noqa: F401,E402
 from minigrad import amp, backends, cuda, onnx, random, testing, utils  # noqa: F401,E402
 from minigrad.amp import autocast  # noqa: F401,E402

@@ -372,7 +372,8 @@ def matrix_dims(ndim, dim):
     _require(ndim >= 2, f"linalg.matrix_norm: The input tensor A must have at least 2 "
                         f"dimensions, got {ndim}")
     dim = tuple(dim)
-    _require(len(dim) == 2, f"linalg.matrix_norm: dim must be a 2-tuple. Got {list(dim)}")
+    _require(len(dim) == 2, f"linalg.matrix_norm: dim must be a 2-tuple. Got "
+             f"{' '.join(map(str, dim))}")  # torch prints the dims space-separated
     d0, d1 = dim[0] % ndim, dim[1] % ndim
     _require(d0 != d1, f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
     return d0, d1
