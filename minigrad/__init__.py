@@ -95,6 +95,7 @@ from minigrad.finite_differences import gradient  # noqa: F401,E402
 from minigrad.resizing import resize_as_  # noqa: F401,E402 - and x.resize_(), x.resize_as_()
 from minigrad.windows import (  # noqa: F401,E402
     bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window)
+from minigrad import signal  # noqa: F401,E402 - torch.signal.windows
 from minigrad import functional_aliases as _fa, legacy_new as _ln, resizing as _rs  # noqa: E402
 from minigrad import tensor_functions as _tf  # noqa: E402
 for _module in (_fa, _ln, _rs, _tf):

@@ -344,3 +344,44 @@ def test_window_options():
         assert got.dtype == mg.float64 and got.requires_grad == expected.requires_grad
         np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(),
                                    rtol=1e-12, atol=1e-15)
+
+
+SIGNAL_WINDOWS = {
+    "bartlett": {}, "blackman": {}, "cosine": {}, "exponential": {"tau": 2.0},
+    "gaussian": {"std": 1.5}, "general_cosine": {"a": [0.5, 0.3, 0.2]},
+    "general_hamming": {"alpha": 0.6}, "hamming": {}, "hann": {}, "kaiser": {"beta": 4.0},
+    "nuttall": {},
+}
+
+
+@pytest.mark.parametrize("name", SIGNAL_WINDOWS)
+@pytest.mark.parametrize("length", [0, 1, 2, 7])
+@pytest.mark.parametrize("sym", [True, False])
+def test_signal_windows(name, length, sym):
+    def build(t):
+        window = getattr(t.signal.windows, name)(length, sym=sym, dtype=t.float64,
+                                                 requires_grad=True, **SIGNAL_WINDOWS[name])
+        return window, window.requires_grad
+    (got, got_grad), (expected, expected_grad) = build(mg), build(torch)
+    assert got.dtype == mg.float64 and got_grad == expected_grad
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-12,
+                               atol=1e-14)
+    assert getattr(mg.signal.windows, name)(length, sym=sym, **SIGNAL_WINDOWS[name]).dtype \
+        == mg.float32
+
+
+SIGNAL_ERRORS = {
+    "negative": lambda t: t.signal.windows.hann(-1),
+    "int_dtype": lambda t: t.signal.windows.cosine(3, dtype=t.int64),
+    "tau": lambda t: t.signal.windows.exponential(3, tau=0.0),
+    "center": lambda t: t.signal.windows.exponential(3, center=1.0),
+    "std": lambda t: t.signal.windows.gaussian(3, std=-1.0),
+    "beta": lambda t: t.signal.windows.kaiser(3, beta=-1.0),
+    "coefficients": lambda t: t.signal.windows.general_cosine(3, a=[]),
+    "coefficients_type": lambda t: t.signal.windows.general_cosine(3, a=0.5),
+}
+
+
+@pytest.mark.parametrize("name", SIGNAL_ERRORS)
+def test_signal_window_errors(name):
+    assert_same_error(SIGNAL_ERRORS[name], torch)
