@@ -6,8 +6,10 @@ They are ATen's signatures, not F's: positional arguments such as ``cudnn_enable
 interpolation/padding modes as ints for grid_sampler.  Each one calls the existing
 nn.functional implementation, so values, gradients and errors are F's.
 """
-from minigrad._generated import functions as _F
+import warnings
+
 from minigrad._array import namespace_of
+from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.nn import functional as F
@@ -188,8 +190,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 # ------------------------------------------------------------------ losses (int reduction)
 def kl_div(input, target, reduction=0, *, log_target=False):
     """``F.kl_div`` with an int ``reduction`` (1, 'mean', averages over all elements)."""
-    return F.kl_div(input, target, reduction=_reduction("kl_div", 3, reduction),
-                    log_target=log_target)
+    with warnings.catch_warnings():   # (F's warning about 'mean' is F's, torch's has none)
+        warnings.simplefilter("ignore", UserWarning)
+        return F.kl_div(input, target, reduction=_reduction("kl_div", 3, reduction),
+                        log_target=log_target)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=0):
