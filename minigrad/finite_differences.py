@@ -3,7 +3,9 @@ one-sided differences at the edges (numpy.gradient's formulas), with a uniform s
 or sample coordinates per dim.  Composed of differentiable ops."""
 import numbers
 
+from minigrad._dtypes import get_default_dtype
 from minigrad._tensor import Tensor
+from minigrad.functional import cat
 
 __all__ = ["gradient"]
 
@@ -20,7 +22,6 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
         raise RuntimeError("torch.gradient expected each dimension size to be at least "
                            "edge_order+1")
     if input._data.dtype.kind in "biu":
-        from minigrad._dtypes import get_default_dtype
         input = input.to(get_default_dtype())
     return tuple(_along(input, d, h, edge_order) for d, h in zip(dims, spacings))
 
@@ -63,7 +64,6 @@ def _along(f, dim, h, edge_order):
     else:
         inner = (part(2, n - 2) - part(0, n - 2)) / (2 * h)
         first, last = _edges_even(part, n, h, edge_order)
-    from minigrad.functional import cat
     return cat([first, inner, last], dim)
 
 

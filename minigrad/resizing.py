@@ -6,6 +6,7 @@ import math
 import numbers
 
 from minigrad._array import namespace_of
+from minigrad._tensor import Tensor
 from minigrad.autograd import grad_mode
 from minigrad.strided import _storage, as_strided, storage_offset
 
@@ -46,6 +47,5 @@ def resize_as_(input, the_template, *, memory_format=None):
 
 
 def bind_methods():
-    from minigrad._tensor import Tensor
     Tensor.resize_ = resize_
     Tensor.resize_as_ = resize_as_
