@@ -92,6 +92,25 @@ from minigrad.func import vmap  # noqa: F401,E402 - torch.vmap
 from minigrad._threads import get_num_threads, set_num_threads  # noqa: F401,E402
 from minigrad.serialization import load, save  # noqa: F401,E402
 from minigrad.compile import compile  # noqa: F401,E402 - a function, as torch.compile
+# torch's top-level forms of nn.functional, constants, asarray, windows ... (one block)
+from minigrad.functional_aliases import *  # noqa: F401,F403,E402 - torch.batch_norm ...
+from minigrad.buffer_creation import asarray, frombuffer  # noqa: F401,E402
+from minigrad.tensor_functions import (  # noqa: F401,E402 - and x.nonzero_static() ...
+    detach, fill, nonzero_static, rsub, split_with_sizes, typename, unravel_index,
+    unsafe_chunk, unsafe_split, unsafe_split_with_sizes)
+from minigrad.trapezoid_rules import cumulative_trapezoid, trapz  # noqa: F401,E402
+from minigrad.finite_differences import gradient  # noqa: F401,E402
+from minigrad.resizing import resize_as_  # noqa: F401,E402 - and x.resize_(), x.resize_as_()
+from minigrad.windows import (  # noqa: F401,E402
+    bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window)
+from minigrad import signal  # noqa: F401,E402 - torch.signal.windows
+from minigrad import functional_aliases as _fa, legacy_new as _ln, resizing as _rs  # noqa: E402
+from minigrad import tensor_functions as _tf  # noqa: E402
+for _module in (_fa, _ln, _rs, _tf):
+    _module.bind_methods()   # x.prelu(w), x.new(...), x.resize_(...), x.unsafe_split(...)
+del _module, _fa, _ln, _rs, _tf
+import math as _math  # noqa: E402
+pi, e, inf, nan, newaxis = _math.pi, _math.e, _math.inf, _math.nan, None
 
 __version__ = "0.1.0"
 
