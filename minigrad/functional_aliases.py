@@ -13,6 +13,7 @@ from minigrad._generated import functions as _F
 from minigrad._tensor import Tensor, _wrap
 from minigrad.autograd import grad_mode
 from minigrad.nn import functional as F
+from minigrad.nn._more_functional import rrelu_with_generator
 
 __all__ = [
     "adaptive_max_pool1d", "affine_grid_generator", "alpha_dropout", "alpha_dropout_",
@@ -162,21 +163,13 @@ def threshold(input, threshold, value):
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    """``F.rrelu``; slopes come from minigrad's generator (``generator`` must be None)."""
-    _no_generator(generator)
-    return F.rrelu(input, lower, upper, training)
+    """``F.rrelu``, its slopes drawn from ``generator`` (default: minigrad's)."""
+    return rrelu_with_generator(input, lower, upper, training, False, generator)
 
 
 def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
     """In-place ``rrelu``."""
-    _no_generator(generator)
-    return F.rrelu_(input, lower, upper, training)
-
-
-def _no_generator(generator):
-    if generator is not None:
-        raise NotImplementedError("rrelu: a generator other than the default one is not "
-                                  "supported by minigrad")
+    return rrelu_with_generator(input, lower, upper, training, True, generator)
 
 
 # ------------------------------------------------------------------ embeddings

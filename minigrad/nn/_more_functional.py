@@ -119,6 +119,12 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """Randomized leaky ReLU: in training, input * a where input <= 0, each slope ``a``
     drawn uniformly from [lower, upper]; otherwise leaky_relu with the mean slope
     (lower + upper) / 2.  The gradient is the slope used."""
+    return rrelu_with_generator(input, lower, upper, training, inplace, None)
+
+
+def rrelu_with_generator(input, lower, upper, training, inplace, generator):
+    """``rrelu`` drawing its slopes from ``generator`` (None: minigrad's default one), as
+    torch.rrelu's ``generator=`` argument (F.rrelu has none)."""
     _require_tensors("rrelu", input=input)
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")
@@ -132,7 +138,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     refuse_dtypes("integral", "rrelu_with_noise_out_cpu", input)
     # numpy's uniform(lower, upper) is lower + (upper - lower) * random(): the same draw,
     # made by rand (minigrad.compile draws it anew on every call) and recorded ops
-    unit = rand(tuple(input.shape), dtype=float64, device=input.device)
+    unit = rand(tuple(input.shape), generator=generator, dtype=float64, device=input.device)
     noise = (unit * (upper - lower) + lower).to(input.dtype)
 
     def op(x):

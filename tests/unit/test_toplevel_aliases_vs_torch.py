@@ -385,3 +385,18 @@ SIGNAL_ERRORS = {
 @pytest.mark.parametrize("name", SIGNAL_ERRORS)
 def test_signal_window_errors(name):
     assert_same_error(SIGNAL_ERRORS[name], torch)
+
+
+def test_rrelu_draws_its_slopes_from_the_generator_given():
+    x = mg.randn(1000, dtype=mg.float64)
+    first = mg.rrelu(x, training=True, generator=mg.Generator().manual_seed(3))
+    again = mg.rrelu(x, training=True, generator=mg.Generator().manual_seed(3))
+    assert (first == again).all()
+    slopes = (first / x)[x < 0]
+    assert ((slopes >= 1 / 8) & (slopes <= 1 / 3)).all()
+    mg.manual_seed(0)
+    default = mg.rrelu(x, training=True)
+    assert not (default == first).all()   # the default generator is another stream
+    in_place = x.clone()
+    mg.rrelu_(in_place, training=True, generator=mg.Generator().manual_seed(3))
+    assert (in_place == first).all()
