@@ -43,18 +43,26 @@ def split_with_sizes(input, split_sizes, dim=0):
 
 
 def unsafe_split(input, split_size, dim=0):
-    """``split``'s pieces as new tensors (torch's are views it does not track as views)."""
-    return tuple(piece.clone() for piece in input.split(split_size, dim))
+    """``split``'s pieces, sharing ``input``'s memory but not tracked as its views (torch's
+    "unsafe": a write into a piece changes ``input`` and bumps neither's version, and
+    autograd does not see the alias)."""
+    return _untracked(input.split(split_size, dim))
 
 
 def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    """``split_with_sizes``'s pieces as new tensors."""
-    return tuple(piece.clone() for piece in split_with_sizes(input, split_sizes, dim))
+    """``split_with_sizes``'s pieces, untracked as ``unsafe_split``'s."""
+    return _untracked(split_with_sizes(input, split_sizes, dim))
 
 
 def unsafe_chunk(input, chunks, dim=0):
-    """``chunk``'s pieces as new tensors."""
-    return tuple(piece.clone() for piece in input.chunk(chunks, dim))
+    """``chunk``'s pieces, untracked as ``unsafe_split``'s."""
+    return _untracked(input.chunk(chunks, dim))
+
+
+def _untracked(pieces):
+    # the same arrays and gradient edges; new Tensors without a view base or a shared
+    # version counter
+    return tuple(_wrap(piece._data, piece.grad_fn, piece._output_nr) for piece in pieces)
 
 
 def unravel_index(indices, shape):

@@ -400,3 +400,20 @@ def test_rrelu_draws_its_slopes_from_the_generator_given():
     in_place = x.clone()
     mg.rrelu_(in_place, training=True, generator=mg.Generator().manual_seed(3))
     assert (in_place == first).all()
+
+
+@pytest.mark.parametrize("split", [
+    lambda L, t: L.unsafe_split(t, 3), lambda L, t: L.unsafe_chunk(t, 2),
+    lambda L, t: t.unsafe_split_with_sizes([3, 3])])
+def test_unsafe_split_pieces_share_memory_untracked_as_torch(split):
+    def run(L):
+        x = L.arange(6.0)
+        a, _ = split(L, x)
+        a[0] = 100.0   # writes into x, bumping only the piece's version
+        w = L.arange(6.0, dtype=L.float64, requires_grad=True)
+        y = w * 2
+        p, q = split(L, y)
+        p.mul_(3)   # autograd does not see that this changes y too
+        (p.sum() + q.sum() + y.sum()).backward()
+        return x.tolist(), x._version, a._version, y.tolist(), w.grad.tolist()
+    assert run(mg) == run(torch)
