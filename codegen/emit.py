@@ -199,8 +199,8 @@ class OpView:
         names = ", ".join(self.op.promote)
         targets = names + ("," if len(self.op.promote) == 1 else "")
         # a floating op (true division) takes a Python int unwrapped: it computes in floats;
-        # pow checks its exponent's range instead (kernels/elementwise.py: pow_array)
-        wrap = ", wrap_ints=False" if self.op.floating or self.op.name == "pow" else ""
+        # ``wraps_ints: false`` ops (pow) check the int's range themselves
+        wrap = ", wrap_ints=False" if self.op.floating or not self.op.wraps_ints else ""
         return f"{targets} = promote_types({names}{wrap})"
 
     def floating_line(self):

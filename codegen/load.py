@@ -18,7 +18,7 @@ from codegen.tensor_names import hand_written_names
 
 KNOWN_KEYS = ("name", "forward", "samples", "derived_samples", "output_differentiability",
               "view", "once_differentiable", "method", "modules", "inplace", "boundary",
-              "promote", "floating", "refuses", "refuses_bool_operand")
+              "promote", "floating", "refuses", "refuses_bool_operand", "wraps_ints")
 RESERVED_ARG_NAMES = ("F", "grad", "grads", "result", "node", "out", "outs")
 SCHEMA = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z_][A-Za-z0-9_]*))?\s*\((.*)\)\s*->\s*(.+?)\s*$")
 MODULES = ("minigrad", "minigrad.linalg", "minigrad.nn.functional", "minigrad.special", "minigrad.fft")
@@ -163,6 +163,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
     view = _flag(fields, "view", False, label)
     method = _flag(fields, "method", True, label)
     inplace = _flag(fields, "inplace", False, label)
+    wraps_ints = _flag(fields, "wraps_ints", True, label)
     inplace_line = fields.get("inplace", (None, line))[1]
     if inplace and (view or not method or len(outputs) != 1 or outputs[0].type != "Tensor"):
         raise SpecError(f"{label.format(line=inplace_line)}, key 'inplace': an in-place method "
@@ -206,7 +207,7 @@ def _build_op(fields, line, where, vocabulary, kernels):
                   once_differentiable=str(once), method=method, modules=modules,
                   inplace=inplace, inplace_line=inplace_line, boundary=boundary,
                   boundary_convention=convention, promote=promote, floating=floating,
-                  refuses=refuses, refuses_bool_operand=refuses_bool_operand,
+                  refuses=refuses, refuses_bool_operand=refuses_bool_operand, wraps_ints=wraps_ints,
                   forward_formulas=forward_formulas)
 
 

@@ -111,6 +111,7 @@ class OpSpec:
     floating: tuple = ()   # Tensor inputs an integral or bool dtype of which becomes the default dtype
     refuses: tuple = ()    # (dtypes, message): "integral" or "bool" inputs PyTorch refuses, and how
     refuses_bool_operand: str = ""  # PyTorch's message refusing a bool among mixed operands
+    wraps_ints: bool = True  # a Python int operand wraps into a narrow integer dtype (promote)
     forward_formulas: tuple = ()  # ForwardFormulas (`result:` keys), one per differentiable output
 
     @property

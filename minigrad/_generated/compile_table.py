@@ -18,7 +18,7 @@ CompileFormula = namedtuple("CompileFormula", "input text code")
 
 OPS = {
     'sum_to_size': CompileOp(
-        'sum_to_size', 'sum_to_size(Tensor self, int[] size) -> Tensor', 144,
+        'sum_to_size', 'sum_to_size(Tensor self, int[] size) -> Tensor', 147,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sum_to(self, size)',
@@ -27,7 +27,7 @@ OPS = {
         False, 'SumToSizeBackward0',
         (), ()),
     '_to_copy': CompileOp(
-        '_to_copy', '_to_copy(Tensor self, ScalarType dtype) -> Tensor', 153,
+        '_to_copy', '_to_copy(Tensor self, ScalarType dtype) -> Tensor', 156,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dtype', 'ScalarType', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self.astype(dtype)',
@@ -36,7 +36,7 @@ OPS = {
         False, 'ToCopyBackward0',
         (), ()),
     '_to_device': CompileOp(
-        '_to_device', '_to_device(Tensor self, Device device) -> Tensor', 161,
+        '_to_device', '_to_device(Tensor self, Device device) -> Tensor', 164,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('device', 'Device', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'to_device(self, device)',
@@ -45,7 +45,7 @@ OPS = {
         False, 'ToDeviceBackward0',
         (), ()),
     '_fill': CompileOp(
-        '_fill', '_fill(Tensor self, Scalar value) -> Tensor', 168,
+        '_fill', '_fill(Tensor self, Scalar value) -> Tensor', 171,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.full_like(self, value)',
@@ -54,7 +54,7 @@ OPS = {
         False, 'FillBackward0',
         (), ()),
     '_copy_from': CompileOp(
-        '_copy_from', '_copy_from(Tensor self, Tensor src) -> Tensor', 175,
+        '_copy_from', '_copy_from(Tensor self, Tensor src) -> Tensor', 178,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'broadcast_copy(self, src)',
@@ -63,7 +63,7 @@ OPS = {
         False, 'CopyFromBackward0',
         (), ()),
     '_index_put': CompileOp(
-        '_index_put', '_index_put(Tensor self, Index index, Tensor values) -> Tensor', 186,
+        '_index_put', '_index_put(Tensor self, Index index, Tensor values) -> Tensor', 189,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), CompileArg('values', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_put_array(self, index, values)',
@@ -72,7 +72,7 @@ OPS = {
         False, 'IndexPutBackward0',
         (), ()),
     'clone': CompileOp(
-        'clone', 'clone(Tensor self) -> Tensor', 203,
+        'clone', 'clone(Tensor self) -> Tensor', 206,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.array(self, copy=True)',
@@ -81,7 +81,7 @@ OPS = {
         False, 'CloneBackward0',
         (), ()),
     'neg': CompileOp(
-        'neg', 'neg(Tensor self) -> Tensor', 210,
+        'neg', 'neg(Tensor self) -> Tensor', 213,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.negative(self)',
@@ -90,7 +90,7 @@ OPS = {
         False, 'NegBackward0',
         (), ()),
     'exp': CompileOp(
-        'exp', 'exp(Tensor self) -> Tensor', 222,
+        'exp', 'exp(Tensor self) -> Tensor', 225,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.exp, self)',
@@ -99,7 +99,7 @@ OPS = {
         False, 'ExpBackward0',
         (), ('self',)),
     'log': CompileOp(
-        'log', 'log(Tensor self) -> Tensor', 234,
+        'log', 'log(Tensor self) -> Tensor', 237,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log, self)',
@@ -108,7 +108,7 @@ OPS = {
         False, 'LogBackward0',
         (), ('self',)),
     'sqrt': CompileOp(
-        'sqrt', 'sqrt(Tensor self) -> Tensor', 246,
+        'sqrt', 'sqrt(Tensor self) -> Tensor', 249,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.sqrt, self)',
@@ -117,7 +117,7 @@ OPS = {
         False, 'SqrtBackward0',
         (), ('self',)),
     'sin': CompileOp(
-        'sin', 'sin(Tensor self) -> Tensor', 262,
+        'sin', 'sin(Tensor self) -> Tensor', 265,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.sin(self)',
@@ -126,7 +126,7 @@ OPS = {
         False, 'SinBackward0',
         (), ('self',)),
     'cos': CompileOp(
-        'cos', 'cos(Tensor self) -> Tensor', 274,
+        'cos', 'cos(Tensor self) -> Tensor', 277,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.cos(self)',
@@ -135,7 +135,7 @@ OPS = {
         False, 'CosBackward0',
         (), ('self',)),
     'tanh': CompileOp(
-        'tanh', 'tanh(Tensor self) -> Tensor', 286,
+        'tanh', 'tanh(Tensor self) -> Tensor', 289,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tanh(self)',
@@ -144,7 +144,7 @@ OPS = {
         False, 'TanhBackward0',
         (), ('self',)),
     'sigmoid': CompileOp(
-        'sigmoid', 'sigmoid(Tensor self) -> Tensor', 298,
+        'sigmoid', 'sigmoid(Tensor self) -> Tensor', 301,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sigmoid_array(self)',
@@ -153,7 +153,7 @@ OPS = {
         False, 'SigmoidBackward0',
         (), ('self',)),
     'abs': CompileOp(
-        'abs', 'abs(Tensor self) -> Tensor', 312,
+        'abs', 'abs(Tensor self) -> Tensor', 315,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.abs(self)',
@@ -162,7 +162,7 @@ OPS = {
         False, 'AbsBackward0',
         (), ()),
     'sign': CompileOp(
-        'sign', 'sign(Tensor self) -> Tensor', 329,
+        'sign', 'sign(Tensor self) -> Tensor', 332,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sign_array(self)',
@@ -171,7 +171,7 @@ OPS = {
         False, 'SignBackward0',
         (), ()),
     'exp2': CompileOp(
-        'exp2', 'exp2(Tensor self) -> Tensor', 341,
+        'exp2', 'exp2(Tensor self) -> Tensor', 344,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.exp2(self)',
@@ -180,7 +180,7 @@ OPS = {
         False, 'Exp2Backward0',
         (), ('self',)),
     'expm1': CompileOp(
-        'expm1', 'expm1(Tensor self) -> Tensor', 353,
+        'expm1', 'expm1(Tensor self) -> Tensor', 356,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.expm1, self)',
@@ -189,7 +189,7 @@ OPS = {
         False, 'Expm1Backward0',
         (), ('self',)),
     'log2': CompileOp(
-        'log2', 'log2(Tensor self) -> Tensor', 365,
+        'log2', 'log2(Tensor self) -> Tensor', 368,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log2, self)',
@@ -198,7 +198,7 @@ OPS = {
         False, 'Log2Backward0',
         (), ('self',)),
     'log10': CompileOp(
-        'log10', 'log10(Tensor self) -> Tensor', 376,
+        'log10', 'log10(Tensor self) -> Tensor', 379,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log10, self)',
@@ -207,7 +207,7 @@ OPS = {
         False, 'Log10Backward0',
         (), ('self',)),
     'log1p': CompileOp(
-        'log1p', 'log1p(Tensor self) -> Tensor', 387,
+        'log1p', 'log1p(Tensor self) -> Tensor', 390,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.log1p, self)',
@@ -216,7 +216,7 @@ OPS = {
         False, 'Log1pBackward0',
         (), ('self',)),
     'rsqrt': CompileOp(
-        'rsqrt', 'rsqrt(Tensor self) -> Tensor', 399,
+        'rsqrt', 'rsqrt(Tensor self) -> Tensor', 402,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.reciprocal, quietly(np.sqrt, self))',
@@ -225,7 +225,7 @@ OPS = {
         False, 'RsqrtBackward0',
         (), ('self',)),
     'square': CompileOp(
-        'square', 'square(Tensor self) -> Tensor', 410,
+        'square', 'square(Tensor self) -> Tensor', 413,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'square_array(self)',
@@ -234,7 +234,7 @@ OPS = {
         False, 'SquareBackward0',
         (), ()),
     'reciprocal': CompileOp(
-        'reciprocal', 'reciprocal(Tensor self) -> Tensor', 420,
+        'reciprocal', 'reciprocal(Tensor self) -> Tensor', 423,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.true_divide, 1, self)',
@@ -243,7 +243,7 @@ OPS = {
         False, 'ReciprocalBackward0',
         (), ('self',)),
     'tan': CompileOp(
-        'tan', 'tan(Tensor self) -> Tensor', 433,
+        'tan', 'tan(Tensor self) -> Tensor', 436,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tan(self)',
@@ -252,7 +252,7 @@ OPS = {
         False, 'TanBackward0',
         (), ('self',)),
     'asin': CompileOp(
-        'asin', 'asin(Tensor self) -> Tensor', 444,
+        'asin', 'asin(Tensor self) -> Tensor', 447,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arcsin, self)',
@@ -261,7 +261,7 @@ OPS = {
         False, 'AsinBackward0',
         (), ('self',)),
     'acos': CompileOp(
-        'acos', 'acos(Tensor self) -> Tensor', 455,
+        'acos', 'acos(Tensor self) -> Tensor', 458,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arccos, self)',
@@ -270,7 +270,7 @@ OPS = {
         False, 'AcosBackward0',
         (), ('self',)),
     'atan': CompileOp(
-        'atan', 'atan(Tensor self) -> Tensor', 466,
+        'atan', 'atan(Tensor self) -> Tensor', 469,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arctan(self)',
@@ -279,7 +279,7 @@ OPS = {
         False, 'AtanBackward0',
         (), ('self',)),
     'sinh': CompileOp(
-        'sinh', 'sinh(Tensor self) -> Tensor', 477,
+        'sinh', 'sinh(Tensor self) -> Tensor', 480,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.sinh, self)',
@@ -288,7 +288,7 @@ OPS = {
         False, 'SinhBackward0',
         (), ('self',)),
     'cosh': CompileOp(
-        'cosh', 'cosh(Tensor self) -> Tensor', 488,
+        'cosh', 'cosh(Tensor self) -> Tensor', 491,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.cosh, self)',
@@ -297,7 +297,7 @@ OPS = {
         False, 'CoshBackward0',
         (), ('self',)),
     'asinh': CompileOp(
-        'asinh', 'asinh(Tensor self) -> Tensor', 499,
+        'asinh', 'asinh(Tensor self) -> Tensor', 502,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arcsinh(self)',
@@ -306,7 +306,7 @@ OPS = {
         False, 'AsinhBackward0',
         (), ('self',)),
     'acosh': CompileOp(
-        'acosh', 'acosh(Tensor self) -> Tensor', 510,
+        'acosh', 'acosh(Tensor self) -> Tensor', 513,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arccosh, self)',
@@ -315,7 +315,7 @@ OPS = {
         False, 'AcoshBackward0',
         (), ('self',)),
     'atanh': CompileOp(
-        'atanh', 'atanh(Tensor self) -> Tensor', 521,
+        'atanh', 'atanh(Tensor self) -> Tensor', 524,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.arctanh, self)',
@@ -324,7 +324,7 @@ OPS = {
         False, 'AtanhBackward0',
         (), ('self',)),
     'floor': CompileOp(
-        'floor', 'floor(Tensor self) -> Tensor', 535,
+        'floor', 'floor(Tensor self) -> Tensor', 538,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.floor(self)',
@@ -333,7 +333,7 @@ OPS = {
         False, 'FloorBackward0',
         (), ()),
     'ceil': CompileOp(
-        'ceil', 'ceil(Tensor self) -> Tensor', 545,
+        'ceil', 'ceil(Tensor self) -> Tensor', 548,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ceil(self)',
@@ -342,7 +342,7 @@ OPS = {
         False, 'CeilBackward0',
         (), ()),
     'round': CompileOp(
-        'round', 'round(Tensor self, *, int decimals=0) -> Tensor', 556,
+        'round', 'round(Tensor self, *, int decimals=0) -> Tensor', 559,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('decimals', 'int', 0, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'round_array(self, decimals)',
@@ -351,7 +351,7 @@ OPS = {
         False, 'RoundBackward0',
         (), ()),
     'trunc': CompileOp(
-        'trunc', 'trunc(Tensor self) -> Tensor', 567,
+        'trunc', 'trunc(Tensor self) -> Tensor', 570,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.trunc(self)',
@@ -360,7 +360,7 @@ OPS = {
         False, 'TruncBackward0',
         (), ()),
     'fix': CompileOp(
-        'fix', 'fix(Tensor self) -> Tensor', 577,
+        'fix', 'fix(Tensor self) -> Tensor', 580,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.trunc(self)',
@@ -369,7 +369,7 @@ OPS = {
         False, 'FixBackward0',
         (), ()),
     'frac': CompileOp(
-        'frac', 'frac(Tensor self) -> Tensor', 587,
+        'frac', 'frac(Tensor self) -> Tensor', 590,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'frac_array(self)',
@@ -378,7 +378,7 @@ OPS = {
         False, 'FracBackward0',
         (), ()),
     'nan_to_num': CompileOp(
-        'nan_to_num', 'nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor', 599,
+        'nan_to_num', 'nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor', 602,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('nan', 'float?', 0.0, True, False), CompileArg('posinf', 'float?', None, True, False), CompileArg('neginf', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nan_to_num_array(self, nan, posinf, neginf)',
@@ -387,7 +387,7 @@ OPS = {
         False, 'NanToNumBackward0',
         (), ()),
     'deg2rad': CompileOp(
-        'deg2rad', 'deg2rad(Tensor self) -> Tensor', 609,
+        'deg2rad', 'deg2rad(Tensor self) -> Tensor', 612,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.deg2rad(self if self.dtype.kind == "f" else self.astype(np.float32))',
@@ -396,7 +396,7 @@ OPS = {
         False, 'Deg2radBackward0',
         (), ()),
     'rad2deg': CompileOp(
-        'rad2deg', 'rad2deg(Tensor self) -> Tensor', 615,
+        'rad2deg', 'rad2deg(Tensor self) -> Tensor', 618,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.rad2deg(self if self.dtype.kind == "f" else self.astype(np.float32))',
@@ -405,7 +405,7 @@ OPS = {
         False, 'Rad2degBackward0',
         (), ()),
     'add': CompileOp(
-        'add', 'add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 626,
+        'add', 'add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 629,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.add(self, other) if alpha == 1 else np.add(self, np.multiply(alpha, other))',
@@ -414,7 +414,7 @@ OPS = {
         False, 'AddBackward0',
         ('self', 'other'), ()),
     'sub': CompileOp(
-        'sub', 'sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 641,
+        'sub', 'sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor', 644,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.subtract(self, other) if alpha == 1 else np.subtract(self, np.multiply(alpha, other))',
@@ -423,7 +423,7 @@ OPS = {
         False, 'SubBackward0',
         ('self', 'other'), ()),
     'mul': CompileOp(
-        'mul', 'mul(Tensor self, Tensor other) -> Tensor', 657,
+        'mul', 'mul(Tensor self, Tensor other) -> Tensor', 660,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.multiply(self, other)',
@@ -432,7 +432,7 @@ OPS = {
         False, 'MulBackward0',
         ('self', 'other'), ()),
     'div_default': CompileOp(
-        'div_default', 'div(Tensor self, Tensor other) -> Tensor', 672,
+        'div_default', 'div(Tensor self, Tensor other) -> Tensor', 675,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'quietly(np.true_divide, self, other)',
@@ -441,7 +441,7 @@ OPS = {
         False, 'DivBackward0',
         ('self', 'other'), ('self', 'other')),
     'pow': CompileOp(
-        'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 694,
+        'pow', 'pow(Tensor self, Tensor exponent) -> Tensor', 697,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pow_array(self, exponent)',
@@ -450,7 +450,7 @@ OPS = {
         False, 'PowBackward0',
         ('self', 'exponent'), ()),
     'maximum': CompileOp(
-        'maximum', 'maximum(Tensor self, Tensor other) -> Tensor', 717,
+        'maximum', 'maximum(Tensor self, Tensor other) -> Tensor', 721,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(other, self)',
@@ -459,7 +459,7 @@ OPS = {
         False, 'MaximumBackward0',
         ('self', 'other'), ()),
     'minimum': CompileOp(
-        'minimum', 'minimum(Tensor self, Tensor other) -> Tensor', 733,
+        'minimum', 'minimum(Tensor self, Tensor other) -> Tensor', 737,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.minimum(other, self)',
@@ -468,7 +468,7 @@ OPS = {
         False, 'MinimumBackward0',
         ('self', 'other'), ()),
     'where': CompileOp(
-        'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 749,
+        'where', 'where(Tensor condition, Tensor self, Tensor other) -> Tensor', 753,
         (CompileArg('condition', 'Tensor', None, False, False), CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'where_array(condition, self, other)',
@@ -477,7 +477,7 @@ OPS = {
         False, 'WhereBackward0',
         ('self', 'other'), ()),
     'clamp_default': CompileOp(
-        'clamp_default', 'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 767,
+        'clamp_default', 'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 771,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -486,7 +486,7 @@ OPS = {
         False, 'ClampBackward0',
         (), ()),
     'clamp_Tensor': CompileOp(
-        'clamp_Tensor', 'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 787,
+        'clamp_Tensor', 'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 791,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -495,7 +495,7 @@ OPS = {
         False, 'ClampBackward1',
         ('self', 'min', 'max'), ()),
     'clip_default': CompileOp(
-        'clip_default', 'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 802,
+        'clip_default', 'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor', 806,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Scalar?', None, True, False), CompileArg('max', 'Scalar?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -504,7 +504,7 @@ OPS = {
         False, 'ClipBackward0',
         (), ()),
     'clip_Tensor': CompileOp(
-        'clip_Tensor', 'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 811,
+        'clip_Tensor', 'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor', 815,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('min', 'Tensor?', None, True, False), CompileArg('max', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'clamp_array(self, min, max)',
@@ -513,7 +513,7 @@ OPS = {
         False, 'ClipBackward1',
         ('self', 'min', 'max'), ()),
     'div_Tensor_mode': CompileOp(
-        'div_Tensor_mode', 'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor', 827,
+        'div_Tensor_mode', 'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor', 831,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('rounding_mode', 'str?', None, False, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'div_array(self, other, rounding_mode)',
@@ -522,7 +522,7 @@ OPS = {
         False, 'DivBackward1',
         ('self', 'other'), ()),
     'floor_divide': CompileOp(
-        'floor_divide', 'floor_divide(Tensor self, Tensor other) -> Tensor', 840,
+        'floor_divide', 'floor_divide(Tensor self, Tensor other) -> Tensor', 844,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'div_array(self, other, "floor")',
@@ -531,7 +531,7 @@ OPS = {
         False, 'FloorDivideBackward0',
         ('self', 'other'), ()),
     'remainder': CompileOp(
-        'remainder', 'remainder(Tensor self, Tensor other) -> Tensor', 854,
+        'remainder', 'remainder(Tensor self, Tensor other) -> Tensor', 858,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'remainder_array(np.remainder, self, other)',
@@ -540,7 +540,7 @@ OPS = {
         False, 'RemainderBackward0',
         ('self', 'other'), ()),
     'fmod': CompileOp(
-        'fmod', 'fmod(Tensor self, Tensor other) -> Tensor', 869,
+        'fmod', 'fmod(Tensor self, Tensor other) -> Tensor', 873,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'remainder_array(np.fmod, self, other)',
@@ -549,7 +549,7 @@ OPS = {
         False, 'FmodBackward0',
         ('self', 'other'), ()),
     'float_power': CompileOp(
-        'float_power', 'float_power(Tensor self, Tensor exponent) -> Tensor', 883,
+        'float_power', 'float_power(Tensor self, Tensor exponent) -> Tensor', 887,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('exponent', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'float_power_array(self, exponent)',
@@ -558,7 +558,7 @@ OPS = {
         False, 'FloatPowerBackward0',
         (), ()),
     'fmax': CompileOp(
-        'fmax', 'fmax(Tensor self, Tensor other) -> Tensor', 896,
+        'fmax', 'fmax(Tensor self, Tensor other) -> Tensor', 900,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.fmax(self, other)',
@@ -567,7 +567,7 @@ OPS = {
         False, 'FmaxBackward0',
         ('self', 'other'), ()),
     'fmin': CompileOp(
-        'fmin', 'fmin(Tensor self, Tensor other) -> Tensor', 908,
+        'fmin', 'fmin(Tensor self, Tensor other) -> Tensor', 912,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.fmin(self, other)',
@@ -576,7 +576,7 @@ OPS = {
         False, 'FminBackward0',
         ('self', 'other'), ()),
     'atan2': CompileOp(
-        'atan2', 'atan2(Tensor self, Tensor other) -> Tensor', 920,
+        'atan2', 'atan2(Tensor self, Tensor other) -> Tensor', 924,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.arctan2(self, other)',
@@ -585,7 +585,7 @@ OPS = {
         False, 'Atan2Backward0',
         ('self', 'other'), ('self', 'other')),
     'hypot': CompileOp(
-        'hypot', 'hypot(Tensor self, Tensor other) -> Tensor', 933,
+        'hypot', 'hypot(Tensor self, Tensor other) -> Tensor', 937,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.hypot(self, other)',
@@ -594,7 +594,7 @@ OPS = {
         False, 'HypotBackward0',
         ('self', 'other'), ()),
     'logaddexp': CompileOp(
-        'logaddexp', 'logaddexp(Tensor self, Tensor other) -> Tensor', 946,
+        'logaddexp', 'logaddexp(Tensor self, Tensor other) -> Tensor', 950,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.logaddexp(self, other)',
@@ -603,7 +603,7 @@ OPS = {
         False, 'LogaddexpBackward0',
         ('self', 'other'), ()),
     'logaddexp2': CompileOp(
-        'logaddexp2', 'logaddexp2(Tensor self, Tensor other) -> Tensor', 958,
+        'logaddexp2', 'logaddexp2(Tensor self, Tensor other) -> Tensor', 962,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.logaddexp2(self, other)',
@@ -612,7 +612,7 @@ OPS = {
         False, 'Logaddexp2Backward0',
         ('self', 'other'), ()),
     'copysign': CompileOp(
-        'copysign', 'copysign(Tensor self, Tensor other) -> Tensor', 970,
+        'copysign', 'copysign(Tensor self, Tensor other) -> Tensor', 974,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.copysign(self, other)',
@@ -621,7 +621,7 @@ OPS = {
         False, 'CopysignBackward0',
         ('self', 'other'), ('self', 'other')),
     'xlogy': CompileOp(
-        'xlogy', 'xlogy(Tensor self, Tensor other) -> Tensor', 985,
+        'xlogy', 'xlogy(Tensor self, Tensor other) -> Tensor', 989,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'xlogy_array(self, other)',
@@ -630,7 +630,7 @@ OPS = {
         False, 'XlogyBackward0',
         ('self', 'other'), ('self', 'other')),
     'lerp_Scalar': CompileOp(
-        'lerp_Scalar', 'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor', 1000,
+        'lerp_Scalar', 'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor', 1004,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lerp_array(self, end, weight)',
@@ -639,7 +639,7 @@ OPS = {
         False, 'LerpBackward0',
         ('self', 'end'), ()),
     'lerp_Tensor': CompileOp(
-        'lerp_Tensor', 'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', 1013,
+        'lerp_Tensor', 'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor', 1017,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('end', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lerp_array(self, end, weight)',
@@ -648,7 +648,7 @@ OPS = {
         False, 'LerpBackward1',
         ('self', 'end', 'weight'), ()),
     'addcmul': CompileOp(
-        'addcmul', 'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1027,
+        'addcmul', 'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1031,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addcmul_array(self, tensor1, tensor2, value)',
@@ -657,7 +657,7 @@ OPS = {
         False, 'AddcmulBackward0',
         ('self', 'tensor1', 'tensor2'), ()),
     'addcdiv': CompileOp(
-        'addcdiv', 'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1042,
+        'addcdiv', 'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor', 1046,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor1', 'Tensor', None, False, False), CompileArg('tensor2', 'Tensor', None, False, False), CompileArg('value', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addcdiv_array(self, tensor1, tensor2, value)',
@@ -666,7 +666,7 @@ OPS = {
         False, 'AddcdivBackward0',
         ('self', 'tensor1', 'tensor2'), ()),
     'logit': CompileOp(
-        'logit', 'logit(Tensor self, float? eps=None) -> Tensor', 1060,
+        'logit', 'logit(Tensor self, float? eps=None) -> Tensor', 1064,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logit_array(self, eps)',
@@ -675,7 +675,7 @@ OPS = {
         False, 'LogitBackward0',
         (), ('self',)),
     'erf': CompileOp(
-        'erf', 'erf(Tensor self) -> Tensor', 1073,
+        'erf', 'erf(Tensor self) -> Tensor', 1077,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erf_array(self)',
@@ -684,7 +684,7 @@ OPS = {
         False, 'ErfBackward0',
         (), ('self',)),
     'erfc': CompileOp(
-        'erfc', 'erfc(Tensor self) -> Tensor', 1085,
+        'erfc', 'erfc(Tensor self) -> Tensor', 1089,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erfc_array(self)',
@@ -693,7 +693,7 @@ OPS = {
         False, 'ErfcBackward0',
         (), ('self',)),
     'erfinv': CompileOp(
-        'erfinv', 'erfinv(Tensor self) -> Tensor', 1097,
+        'erfinv', 'erfinv(Tensor self) -> Tensor', 1101,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'erfinv_array(self)',
@@ -702,7 +702,7 @@ OPS = {
         False, 'ErfinvBackward0',
         (), ('self',)),
     'lgamma': CompileOp(
-        'lgamma', 'lgamma(Tensor self) -> Tensor', 1109,
+        'lgamma', 'lgamma(Tensor self) -> Tensor', 1113,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lgamma_array(self)',
@@ -711,7 +711,7 @@ OPS = {
         False, 'LgammaBackward0',
         (), ('self',)),
     'digamma': CompileOp(
-        'digamma', 'digamma(Tensor self) -> Tensor', 1120,
+        'digamma', 'digamma(Tensor self) -> Tensor', 1124,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'digamma_array(self)',
@@ -720,7 +720,7 @@ OPS = {
         False, 'DigammaBackward0',
         (), ('self',)),
     'polygamma': CompileOp(
-        'polygamma', 'polygamma(int n, Tensor self) -> Tensor', 1133,
+        'polygamma', 'polygamma(int n, Tensor self) -> Tensor', 1137,
         (CompileArg('n', 'int', None, False, False), CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'polygamma_array(n, self)',
@@ -729,7 +729,7 @@ OPS = {
         False, 'PolygammaBackward0',
         (), ('self',)),
     'special_gammaln': CompileOp(
-        'special_gammaln', 'special_gammaln(Tensor self) -> Tensor', 1146,
+        'special_gammaln', 'special_gammaln(Tensor self) -> Tensor', 1150,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lgamma_array(self)',
@@ -738,7 +738,7 @@ OPS = {
         False, 'SpecialGammalnBackward0',
         (), ('self',)),
     'special_psi': CompileOp(
-        'special_psi', 'special_psi(Tensor self) -> Tensor', 1157,
+        'special_psi', 'special_psi(Tensor self) -> Tensor', 1161,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'digamma_array(self)',
@@ -747,7 +747,7 @@ OPS = {
         False, 'SpecialPsiBackward0',
         (), ('self',)),
     'special_expit': CompileOp(
-        'special_expit', 'special_expit(Tensor self) -> Tensor', 1168,
+        'special_expit', 'special_expit(Tensor self) -> Tensor', 1172,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sigmoid_array(self)',
@@ -756,7 +756,7 @@ OPS = {
         False, 'SpecialExpitBackward0',
         (), ('self',)),
     'sinc': CompileOp(
-        'sinc', 'sinc(Tensor self) -> Tensor', 1180,
+        'sinc', 'sinc(Tensor self) -> Tensor', 1184,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.sinc(self)',
@@ -765,7 +765,7 @@ OPS = {
         False, 'SincBackward0',
         (), ('self',)),
     'special_ndtr': CompileOp(
-        'special_ndtr', 'special_ndtr(Tensor self) -> Tensor', 1202,
+        'special_ndtr', 'special_ndtr(Tensor self) -> Tensor', 1206,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'ndtr_array(self)',
@@ -774,7 +774,7 @@ OPS = {
         False, 'SpecialNdtrBackward0',
         (), ('self',)),
     'special_ndtri': CompileOp(
-        'special_ndtri', 'special_ndtri(Tensor self) -> Tensor', 1213,
+        'special_ndtri', 'special_ndtri(Tensor self) -> Tensor', 1217,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("ndtri", self)',
@@ -783,7 +783,7 @@ OPS = {
         False, 'SpecialNdtriBackward0',
         (), ('self',)),
     'special_log_ndtr': CompileOp(
-        'special_log_ndtr', 'special_log_ndtr(Tensor self) -> Tensor', 1225,
+        'special_log_ndtr', 'special_log_ndtr(Tensor self) -> Tensor', 1229,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("log_ndtr", self)',
@@ -792,7 +792,7 @@ OPS = {
         False, 'SpecialLogNdtrBackward0',
         (), ('self',)),
     'i0': CompileOp(
-        'i0', 'i0(Tensor self) -> Tensor', 1237,
+        'i0', 'i0(Tensor self) -> Tensor', 1241,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("i0", self)',
@@ -801,7 +801,7 @@ OPS = {
         False, 'I0Backward0',
         (), ('self',)),
     'special_i0e': CompileOp(
-        'special_i0e', 'special_i0e(Tensor self) -> Tensor', 1249,
+        'special_i0e', 'special_i0e(Tensor self) -> Tensor', 1253,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("i0e", self)',
@@ -810,7 +810,7 @@ OPS = {
         False, 'SpecialI0eBackward0',
         (), ('self',)),
     'special_i1': CompileOp(
-        'special_i1', 'special_i1(Tensor self) -> Tensor', 1261,
+        'special_i1', 'special_i1(Tensor self) -> Tensor', 1265,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("i1", self)',
@@ -819,7 +819,7 @@ OPS = {
         False, 'SpecialI1Backward0',
         (), ('self',)),
     'special_i1e': CompileOp(
-        'special_i1e', 'special_i1e(Tensor self) -> Tensor', 1273,
+        'special_i1e', 'special_i1e(Tensor self) -> Tensor', 1277,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("i1e", self)',
@@ -828,7 +828,7 @@ OPS = {
         False, 'SpecialI1eBackward0',
         (), ('self',)),
     'special_erfcx': CompileOp(
-        'special_erfcx', 'special_erfcx(Tensor self) -> Tensor', 1284,
+        'special_erfcx', 'special_erfcx(Tensor self) -> Tensor', 1288,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("erfcx", self)',
@@ -837,7 +837,7 @@ OPS = {
         False, 'SpecialErfcxBackward0',
         (), ('self',)),
     'special_entr': CompileOp(
-        'special_entr', 'special_entr(Tensor self) -> Tensor', 1297,
+        'special_entr', 'special_entr(Tensor self) -> Tensor', 1301,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("entr", self)',
@@ -846,7 +846,7 @@ OPS = {
         False, 'SpecialEntrBackward0',
         (), ('self',)),
     'special_xlog1py': CompileOp(
-        'special_xlog1py', 'special_xlog1py(Tensor self, Tensor other) -> Tensor', 1309,
+        'special_xlog1py', 'special_xlog1py(Tensor self, Tensor other) -> Tensor', 1313,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("xlog1py", self, other)',
@@ -855,7 +855,7 @@ OPS = {
         False, 'SpecialXlog1pyBackward0',
         ('self', 'other'), ('self', 'other')),
     'special_zeta': CompileOp(
-        'special_zeta', 'special_zeta(Tensor self, Tensor other) -> Tensor', 1324,
+        'special_zeta', 'special_zeta(Tensor self, Tensor other) -> Tensor', 1328,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'zeta_array(self, other)',
@@ -864,7 +864,7 @@ OPS = {
         False, 'SpecialZetaBackward0',
         ('self', 'other'), ('self', 'other')),
     'igamma': CompileOp(
-        'igamma', 'igamma(Tensor self, Tensor other) -> Tensor', 1339,
+        'igamma', 'igamma(Tensor self, Tensor other) -> Tensor', 1343,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'igamma_array(self, other)',
@@ -873,7 +873,7 @@ OPS = {
         False, 'IgammaBackward0',
         ('self', 'other'), ()),
     'igammac': CompileOp(
-        'igammac', 'igammac(Tensor self, Tensor other) -> Tensor', 1350,
+        'igammac', 'igammac(Tensor self, Tensor other) -> Tensor', 1354,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'igammac_array(self, other)',
@@ -882,7 +882,7 @@ OPS = {
         False, 'IgammacBackward0',
         ('self', 'other'), ()),
     'mvlgamma': CompileOp(
-        'mvlgamma', 'mvlgamma(Tensor self, int p) -> Tensor', 1362,
+        'mvlgamma', 'mvlgamma(Tensor self, int p) -> Tensor', 1366,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mvlgamma_array(self, p)',
@@ -891,7 +891,7 @@ OPS = {
         False, 'MvlgammaBackward0',
         (), ('self',)),
     'special_bessel_j0': CompileOp(
-        'special_bessel_j0', 'special_bessel_j0(Tensor self) -> Tensor', 1378,
+        'special_bessel_j0', 'special_bessel_j0(Tensor self) -> Tensor', 1382,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("j0", self)',
@@ -900,7 +900,7 @@ OPS = {
         False, 'SpecialBesselJ0Backward0',
         (), ('self',)),
     'special_bessel_j1': CompileOp(
-        'special_bessel_j1', 'special_bessel_j1(Tensor self) -> Tensor', 1387,
+        'special_bessel_j1', 'special_bessel_j1(Tensor self) -> Tensor', 1391,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("j1", self)',
@@ -909,7 +909,7 @@ OPS = {
         False, 'SpecialBesselJ1Backward0',
         (), ('self',)),
     'special_bessel_y0': CompileOp(
-        'special_bessel_y0', 'special_bessel_y0(Tensor self) -> Tensor', 1396,
+        'special_bessel_y0', 'special_bessel_y0(Tensor self) -> Tensor', 1400,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("y0", self)',
@@ -918,7 +918,7 @@ OPS = {
         False, 'SpecialBesselY0Backward0',
         (), ('self',)),
     'special_bessel_y1': CompileOp(
-        'special_bessel_y1', 'special_bessel_y1(Tensor self) -> Tensor', 1405,
+        'special_bessel_y1', 'special_bessel_y1(Tensor self) -> Tensor', 1409,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("y1", self)',
@@ -927,7 +927,7 @@ OPS = {
         False, 'SpecialBesselY1Backward0',
         (), ('self',)),
     'special_modified_bessel_i0': CompileOp(
-        'special_modified_bessel_i0', 'special_modified_bessel_i0(Tensor self) -> Tensor', 1414,
+        'special_modified_bessel_i0', 'special_modified_bessel_i0(Tensor self) -> Tensor', 1418,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("i0", self)',
@@ -936,7 +936,7 @@ OPS = {
         False, 'SpecialModifiedBesselI0Backward0',
         (), ('self',)),
     'special_modified_bessel_i1': CompileOp(
-        'special_modified_bessel_i1', 'special_modified_bessel_i1(Tensor self) -> Tensor', 1423,
+        'special_modified_bessel_i1', 'special_modified_bessel_i1(Tensor self) -> Tensor', 1427,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("i1", self)',
@@ -945,7 +945,7 @@ OPS = {
         False, 'SpecialModifiedBesselI1Backward0',
         (), ('self',)),
     'special_modified_bessel_k0': CompileOp(
-        'special_modified_bessel_k0', 'special_modified_bessel_k0(Tensor self) -> Tensor', 1432,
+        'special_modified_bessel_k0', 'special_modified_bessel_k0(Tensor self) -> Tensor', 1436,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("k0", self)',
@@ -954,7 +954,7 @@ OPS = {
         False, 'SpecialModifiedBesselK0Backward0',
         (), ('self',)),
     'special_modified_bessel_k1': CompileOp(
-        'special_modified_bessel_k1', 'special_modified_bessel_k1(Tensor self) -> Tensor', 1441,
+        'special_modified_bessel_k1', 'special_modified_bessel_k1(Tensor self) -> Tensor', 1445,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("k1", self)',
@@ -963,7 +963,7 @@ OPS = {
         False, 'SpecialModifiedBesselK1Backward0',
         (), ('self',)),
     'special_scaled_modified_bessel_k0': CompileOp(
-        'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k0(Tensor x) -> Tensor', 1450,
+        'special_scaled_modified_bessel_k0', 'special_scaled_modified_bessel_k0(Tensor x) -> Tensor', 1454,
         (CompileArg('x', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("k0e", x)',
@@ -972,7 +972,7 @@ OPS = {
         False, 'SpecialScaledModifiedBesselK0Backward0',
         (), ('x',)),
     'special_scaled_modified_bessel_k1': CompileOp(
-        'special_scaled_modified_bessel_k1', 'special_scaled_modified_bessel_k1(Tensor x) -> Tensor', 1459,
+        'special_scaled_modified_bessel_k1', 'special_scaled_modified_bessel_k1(Tensor x) -> Tensor', 1463,
         (CompileArg('x', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'special_fn("k1e", x)',
@@ -981,7 +981,7 @@ OPS = {
         False, 'SpecialScaledModifiedBesselK1Backward0',
         (), ('x',)),
     'special_spherical_bessel_j0': CompileOp(
-        'special_spherical_bessel_j0', 'special_spherical_bessel_j0(Tensor x) -> Tensor', 1468,
+        'special_spherical_bessel_j0', 'special_spherical_bessel_j0(Tensor x) -> Tensor', 1472,
         (CompileArg('x', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'spherical_bessel_j0_array(x)',
@@ -990,7 +990,7 @@ OPS = {
         False, 'SpecialSphericalBesselJ0Backward0',
         (), ('x',)),
     'special_airy_ai': CompileOp(
-        'special_airy_ai', 'special_airy_ai(Tensor x) -> Tensor', 1477,
+        'special_airy_ai', 'special_airy_ai(Tensor x) -> Tensor', 1481,
         (CompileArg('x', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'airy_ai_array(x)',
@@ -999,7 +999,7 @@ OPS = {
         False, 'SpecialAiryAiBackward0',
         (), ('x',)),
     'special_chebyshev_polynomial_t': CompileOp(
-        'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor', 1488,
+        'special_chebyshev_polynomial_t', 'special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor', 1492,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'chebyshev_t_array(x, n)',
@@ -1008,7 +1008,7 @@ OPS = {
         False, 'SpecialChebyshevPolynomialTBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_chebyshev_polynomial_u': CompileOp(
-        'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor', 1499,
+        'special_chebyshev_polynomial_u', 'special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor', 1503,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'chebyshev_u_array(x, n)',
@@ -1017,7 +1017,7 @@ OPS = {
         False, 'SpecialChebyshevPolynomialUBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_chebyshev_polynomial_v': CompileOp(
-        'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor', 1510,
+        'special_chebyshev_polynomial_v', 'special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor', 1514,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'chebyshev_v_array(x, n)',
@@ -1026,7 +1026,7 @@ OPS = {
         False, 'SpecialChebyshevPolynomialVBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_chebyshev_polynomial_w': CompileOp(
-        'special_chebyshev_polynomial_w', 'special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor', 1521,
+        'special_chebyshev_polynomial_w', 'special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor', 1525,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'chebyshev_w_array(x, n)',
@@ -1035,7 +1035,7 @@ OPS = {
         False, 'SpecialChebyshevPolynomialWBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_shifted_chebyshev_polynomial_t': CompileOp(
-        'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor', 1532,
+        'special_shifted_chebyshev_polynomial_t', 'special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor', 1536,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'shifted_chebyshev_t_array(x, n)',
@@ -1044,7 +1044,7 @@ OPS = {
         False, 'SpecialShiftedChebyshevPolynomialTBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_shifted_chebyshev_polynomial_u': CompileOp(
-        'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor', 1543,
+        'special_shifted_chebyshev_polynomial_u', 'special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor', 1547,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'shifted_chebyshev_u_array(x, n)',
@@ -1053,7 +1053,7 @@ OPS = {
         False, 'SpecialShiftedChebyshevPolynomialUBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_shifted_chebyshev_polynomial_v': CompileOp(
-        'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor', 1554,
+        'special_shifted_chebyshev_polynomial_v', 'special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor', 1558,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'shifted_chebyshev_v_array(x, n)',
@@ -1062,7 +1062,7 @@ OPS = {
         False, 'SpecialShiftedChebyshevPolynomialVBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_shifted_chebyshev_polynomial_w': CompileOp(
-        'special_shifted_chebyshev_polynomial_w', 'special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor', 1565,
+        'special_shifted_chebyshev_polynomial_w', 'special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor', 1569,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'shifted_chebyshev_w_array(x, n)',
@@ -1071,7 +1071,7 @@ OPS = {
         False, 'SpecialShiftedChebyshevPolynomialWBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_hermite_polynomial_h': CompileOp(
-        'special_hermite_polynomial_h', 'special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor', 1576,
+        'special_hermite_polynomial_h', 'special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor', 1580,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hermite_h_array(x, n)',
@@ -1080,7 +1080,7 @@ OPS = {
         False, 'SpecialHermitePolynomialHBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_hermite_polynomial_he': CompileOp(
-        'special_hermite_polynomial_he', 'special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor', 1587,
+        'special_hermite_polynomial_he', 'special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor', 1591,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hermite_he_array(x, n)',
@@ -1089,7 +1089,7 @@ OPS = {
         False, 'SpecialHermitePolynomialHeBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_laguerre_polynomial_l': CompileOp(
-        'special_laguerre_polynomial_l', 'special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor', 1598,
+        'special_laguerre_polynomial_l', 'special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor', 1602,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'laguerre_l_array(x, n)',
@@ -1098,7 +1098,7 @@ OPS = {
         False, 'SpecialLaguerrePolynomialLBackward0',
         ('x', 'n'), ('x', 'n')),
     'special_legendre_polynomial_p': CompileOp(
-        'special_legendre_polynomial_p', 'special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor', 1609,
+        'special_legendre_polynomial_p', 'special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor', 1613,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('n', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'legendre_p_array(x, n)',
@@ -1107,7 +1107,7 @@ OPS = {
         False, 'SpecialLegendrePolynomialPBackward0',
         ('x', 'n'), ('x', 'n')),
     'sum': CompileOp(
-        'sum', 'sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1625,
+        'sum', 'sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1629,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sum_array(self, dim, keepdim, dtype)',
@@ -1116,7 +1116,7 @@ OPS = {
         False, 'SumBackward0',
         (), ()),
     'mean': CompileOp(
-        'mean', 'mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1641,
+        'mean', 'mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1645,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mean_array(self, dim, keepdim, dtype)',
@@ -1125,7 +1125,7 @@ OPS = {
         False, 'MeanBackward0',
         (), ()),
     'amax': CompileOp(
-        'amax', 'amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1656,
+        'amax', 'amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1660,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amax, self, dim, keepdim, "amax")',
@@ -1134,7 +1134,7 @@ OPS = {
         False, 'AmaxBackward0',
         (), ()),
     'amin': CompileOp(
-        'amin', 'amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1674,
+        'amin', 'amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 1678,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amin, self, dim, keepdim, "amin")',
@@ -1143,7 +1143,7 @@ OPS = {
         False, 'AminBackward0',
         (), ()),
     'max_dim': CompileOp(
-        'max_dim', 'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1684,
+        'max_dim', 'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1688,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_with_indices(self, dim, keepdim)',
@@ -1152,7 +1152,7 @@ OPS = {
         False, 'MaxBackward0',
         (), ()),
     'max_default': CompileOp(
-        'max_default', 'max(Tensor self) -> Tensor', 1700,
+        'max_default', 'max(Tensor self) -> Tensor', 1704,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amax, self, None, False, "max")',
@@ -1161,7 +1161,7 @@ OPS = {
         False, 'MaxBackward1',
         (), ()),
     'min_dim': CompileOp(
-        'min_dim', 'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1713,
+        'min_dim', 'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1717,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'min_with_indices(self, dim, keepdim)',
@@ -1170,7 +1170,7 @@ OPS = {
         False, 'MinBackward0',
         (), ()),
     'min_default': CompileOp(
-        'min_default', 'min(Tensor self) -> Tensor', 1722,
+        'min_default', 'min(Tensor self) -> Tensor', 1726,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'extreme_array(np.amin, self, None, False, "min")',
@@ -1179,7 +1179,7 @@ OPS = {
         False, 'MinBackward1',
         (), ()),
     'max_other': CompileOp(
-        'max_other', 'max.other(Tensor self, Tensor other) -> Tensor', 1734,
+        'max_other', 'max.other(Tensor self, Tensor other) -> Tensor', 1738,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(other, self)',
@@ -1188,7 +1188,7 @@ OPS = {
         False, 'MaxBackward2',
         ('self', 'other'), ()),
     'min_other': CompileOp(
-        'min_other', 'min.other(Tensor self, Tensor other) -> Tensor', 1745,
+        'min_other', 'min.other(Tensor self, Tensor other) -> Tensor', 1749,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.minimum(other, self)',
@@ -1197,7 +1197,7 @@ OPS = {
         False, 'MinBackward2',
         ('self', 'other'), ()),
     'logsumexp': CompileOp(
-        'logsumexp', 'logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor', 1756,
+        'logsumexp', 'logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor', 1760,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logsumexp_array(self, dim, keepdim)',
@@ -1206,7 +1206,7 @@ OPS = {
         False, 'LogsumexpBackward0',
         (), ('self',)),
     'prod': CompileOp(
-        'prod', 'prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1773,
+        'prod', 'prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1777,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'prod_array(self, dim, keepdim, dtype)',
@@ -1215,7 +1215,7 @@ OPS = {
         False, 'ProdBackward0',
         (), ()),
     'cumsum': CompileOp(
-        'cumsum', 'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1792,
+        'cumsum', 'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1796,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cumsum_array(self, dim, dtype)',
@@ -1224,7 +1224,7 @@ OPS = {
         False, 'CumsumBackward0',
         (), ()),
     'cumprod': CompileOp(
-        'cumprod', 'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1806,
+        'cumprod', 'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor', 1810,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cumprod_array(self, dim, dtype)',
@@ -1233,7 +1233,7 @@ OPS = {
         False, 'CumprodBackward0',
         (), ()),
     'logcumsumexp': CompileOp(
-        'logcumsumexp', 'logcumsumexp(Tensor self, int dim) -> Tensor', 1821,
+        'logcumsumexp', 'logcumsumexp(Tensor self, int dim) -> Tensor', 1825,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logcumsumexp_array(self, dim)',
@@ -1242,7 +1242,7 @@ OPS = {
         False, 'LogcumsumexpBackward0',
         (), ()),
     'var_default': CompileOp(
-        'var_default', 'var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1833,
+        'var_default', 'var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1837,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, dim, correction, keepdim)',
@@ -1251,7 +1251,7 @@ OPS = {
         False, 'VarBackward0',
         (), ()),
     'std_default': CompileOp(
-        'std_default', 'std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1845,
+        'std_default', 'std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor', 1849,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, dim, correction, keepdim)',
@@ -1260,7 +1260,7 @@ OPS = {
         False, 'StdBackward0',
         (), ()),
     'var_dim': CompileOp(
-        'var_dim', 'var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1859,
+        'var_dim', 'var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1863,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, dim, unbiased_correction(unbiased), keepdim)',
@@ -1269,7 +1269,7 @@ OPS = {
         False, 'VarBackward1',
         (), ()),
     'var_unbiased': CompileOp(
-        'var_unbiased', 'var.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1867,
+        'var_unbiased', 'var.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1871,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'var_array(self, None, unbiased_correction(unbiased), False)',
@@ -1278,7 +1278,7 @@ OPS = {
         False, 'VarBackward2',
         (), ()),
     'std_dim': CompileOp(
-        'std_dim', 'std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1875,
+        'std_dim', 'std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor', 1879,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, False, False), CompileArg('unbiased', 'bool', True, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, dim, unbiased_correction(unbiased), keepdim)',
@@ -1287,7 +1287,7 @@ OPS = {
         False, 'StdBackward1',
         (), ()),
     'std_unbiased': CompileOp(
-        'std_unbiased', 'std.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1883,
+        'std_unbiased', 'std.unbiased(Tensor self, bool unbiased=True) -> Tensor', 1887,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('unbiased', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'std_array(self, None, unbiased_correction(unbiased), False)',
@@ -1296,7 +1296,7 @@ OPS = {
         False, 'StdBackward2',
         (), ()),
     'var_mean': CompileOp(
-        'var_mean', 'var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)', 1891,
+        'var_mean', 'var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)', 1895,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('var', 'Tensor', True), CompileOutput('mean', 'Tensor', True), ),
         'var_mean_array(self, dim, correction, keepdim)',
@@ -1305,7 +1305,7 @@ OPS = {
         True, 'VarMeanBackward0',
         (), ()),
     'std_mean': CompileOp(
-        'std_mean', 'std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)', 1902,
+        'std_mean', 'std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)', 1906,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('correction', 'Scalar?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('std', 'Tensor', True), CompileOutput('mean', 'Tensor', True), ),
         'std_mean_array(self, dim, correction, keepdim)',
@@ -1314,7 +1314,7 @@ OPS = {
         True, 'StdMeanBackward0',
         (), ()),
     'nansum': CompileOp(
-        'nansum', 'nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1913,
+        'nansum', 'nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1917,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.nansum(self, axis=axes(dim), keepdims=keepdim, dtype=dtype)',
@@ -1323,7 +1323,7 @@ OPS = {
         False, 'NansumBackward0',
         (), ()),
     'nanmean': CompileOp(
-        'nanmean', 'nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1922,
+        'nanmean', 'nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 1926,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nanmean_array(self, dim, keepdim, dtype)',
@@ -1332,7 +1332,7 @@ OPS = {
         False, 'NanmeanBackward0',
         (), ()),
     'median_dim': CompileOp(
-        'median_dim', 'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1933,
+        'median_dim', 'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1937,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'median_with_indices(self, dim, keepdim)',
@@ -1341,7 +1341,7 @@ OPS = {
         False, 'MedianBackward0',
         (), ()),
     'median_default': CompileOp(
-        'median_default', 'median(Tensor self) -> Tensor', 1943,
+        'median_default', 'median(Tensor self) -> Tensor', 1947,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'median_array(self)',
@@ -1350,7 +1350,7 @@ OPS = {
         False, 'MedianBackward1',
         (), ()),
     'nanmedian_dim': CompileOp(
-        'nanmedian_dim', 'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1956,
+        'nanmedian_dim', 'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)', 1960,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'nanmedian_with_indices(self, dim, keepdim)',
@@ -1359,7 +1359,7 @@ OPS = {
         False, 'NanmedianBackward0',
         (), ()),
     'nanmedian_default': CompileOp(
-        'nanmedian_default', 'nanmedian(Tensor self) -> Tensor', 1966,
+        'nanmedian_default', 'nanmedian(Tensor self) -> Tensor', 1970,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nanmedian_array(self)',
@@ -1368,7 +1368,7 @@ OPS = {
         False, 'NanmedianBackward1',
         (), ()),
     'cummax': CompileOp(
-        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1975,
+        'cummax', 'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1979,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummax_array(self, dim)',
@@ -1377,7 +1377,7 @@ OPS = {
         False, 'CummaxBackward0',
         (), ()),
     'cummin': CompileOp(
-        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1984,
+        'cummin', 'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)', 1988,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'cummin_array(self, dim)',
@@ -1386,7 +1386,7 @@ OPS = {
         False, 'CumminBackward0',
         (), ()),
     'aminmax': CompileOp(
-        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1993,
+        'aminmax', 'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)', 1997,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, True), CompileArg('keepdim', 'bool', False, True, True), ),
         (CompileOutput('min', 'Tensor', True), CompileOutput('max', 'Tensor', True), ),
         'aminmax_array(self, dim, keepdim)',
@@ -1395,7 +1395,7 @@ OPS = {
         True, 'AminmaxBackward0',
         (), ()),
     'argmax': CompileOp(
-        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 2003,
+        'argmax', 'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 2007,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmax_array(self, dim, keepdim)',
@@ -1404,7 +1404,7 @@ OPS = {
         False, 'ArgmaxBackward0',
         (), ()),
     'argmin': CompileOp(
-        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 2012,
+        'argmin', 'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor', 2016,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argmin_array(self, dim, keepdim)',
@@ -1413,7 +1413,7 @@ OPS = {
         False, 'ArgminBackward0',
         (), ()),
     'any': CompileOp(
-        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 2020,
+        'any', 'any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 2024,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'any_array(self, dim, keepdim)',
@@ -1422,7 +1422,7 @@ OPS = {
         False, 'AnyBackward0',
         (), ()),
     'all': CompileOp(
-        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 2029,
+        'all', 'all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor', 2033,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'all_array(self, dim, keepdim)',
@@ -1431,7 +1431,7 @@ OPS = {
         False, 'AllBackward0',
         (), ()),
     'count_nonzero': CompileOp(
-        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 2038,
+        'count_nonzero', 'count_nonzero(Tensor self, int[]? dim=None) -> Tensor', 2042,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'count_nonzero_array(self, dim)',
@@ -1440,7 +1440,7 @@ OPS = {
         False, 'CountNonzeroBackward0',
         (), ()),
     'sort': CompileOp(
-        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 2050,
+        'sort', 'sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)', 2054,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'sort_with_indices(self, dim, descending, stable)',
@@ -1449,7 +1449,7 @@ OPS = {
         False, 'SortBackward0',
         (), ()),
     'argsort': CompileOp(
-        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 2064,
+        'argsort', 'argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor', 2068,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('descending', 'bool', False, True, False), CompileArg('stable', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'argsort_array(self, dim, descending, stable)',
@@ -1458,7 +1458,7 @@ OPS = {
         False, 'ArgsortBackward0',
         (), ()),
     'msort': CompileOp(
-        'msort', 'msort(Tensor self) -> Tensor', 2070,
+        'msort', 'msort(Tensor self) -> Tensor', 2074,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'msort_array(self)',
@@ -1467,7 +1467,7 @@ OPS = {
         False, 'MsortBackward0',
         (), ()),
     'topk': CompileOp(
-        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 2077,
+        'topk', 'topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)', 2081,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('largest', 'bool', True, True, False), CompileArg('sorted', 'bool', True, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'topk_array(self, k, dim, largest, sorted)',
@@ -1476,7 +1476,7 @@ OPS = {
         False, 'TopkBackward0',
         (), ()),
     'kthvalue': CompileOp(
-        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 2087,
+        'kthvalue', 'kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)', 2091,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', None, False, False), CompileArg('dim', 'int', -1, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('values', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'kthvalue_array(self, k, dim, keepdim)',
@@ -1485,7 +1485,7 @@ OPS = {
         False, 'KthvalueBackward0',
         (), ()),
     'reshape': CompileOp(
-        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 2103,
+        'reshape', 'reshape(Tensor self, int[] shape) -> Tensor', 2107,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, shape)',
@@ -1494,7 +1494,7 @@ OPS = {
         False, 'ReshapeBackward0',
         (), ()),
     'transpose': CompileOp(
-        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 2116,
+        'transpose', 'transpose(Tensor self, int dim0, int dim1) -> Tensor', 2120,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'transpose_array(self, dim0, dim1)',
@@ -1503,7 +1503,7 @@ OPS = {
         False, 'TransposeBackward0',
         (), ()),
     'permute': CompileOp(
-        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 2128,
+        'permute', 'permute(Tensor self, int[] dims) -> Tensor', 2132,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'permute_array(self, dims)',
@@ -1512,7 +1512,7 @@ OPS = {
         False, 'PermuteBackward0',
         (), ()),
     'expand': CompileOp(
-        'expand', 'expand(Tensor self, int[] size) -> Tensor', 2140,
+        'expand', 'expand(Tensor self, int[] size) -> Tensor', 2144,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1521,7 +1521,7 @@ OPS = {
         False, 'ExpandBackward0',
         (), ()),
     'squeeze': CompileOp(
-        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 2154,
+        'squeeze', 'squeeze(Tensor self, int[]? dim=None) -> Tensor', 2158,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'squeeze_array(self, dim)',
@@ -1530,7 +1530,7 @@ OPS = {
         False, 'SqueezeBackward0',
         (), ()),
     'unsqueeze': CompileOp(
-        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 2169,
+        'unsqueeze', 'unsqueeze(Tensor self, int dim) -> Tensor', 2173,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.expand_dims(self, dim)',
@@ -1539,7 +1539,7 @@ OPS = {
         False, 'UnsqueezeBackward0',
         (), ()),
     'view': CompileOp(
-        'view', 'view(Tensor self, int[] size) -> Tensor', 2181,
+        'view', 'view(Tensor self, int[] size) -> Tensor', 2185,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, size)',
@@ -1548,7 +1548,7 @@ OPS = {
         False, 'ViewBackward0',
         (), ()),
     'flatten': CompileOp(
-        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 2194,
+        'flatten', 'flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor', 2198,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('start_dim', 'int', 0, True, False), CompileArg('end_dim', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flatten_array(self, start_dim, end_dim)',
@@ -1557,7 +1557,7 @@ OPS = {
         False, 'FlattenBackward0',
         (), ()),
     'unflatten': CompileOp(
-        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 2206,
+        'unflatten', 'unflatten(Tensor self, int dim, int[] sizes) -> Tensor', 2210,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('sizes', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'unflatten_array(self, dim, sizes)',
@@ -1566,7 +1566,7 @@ OPS = {
         False, 'UnflattenBackward0',
         (), ()),
     'swapaxes': CompileOp(
-        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 2215,
+        'swapaxes', 'swapaxes(Tensor self, int axis0, int axis1) -> Tensor', 2219,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('axis0', 'int', None, False, False), CompileArg('axis1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, axis0, axis1)',
@@ -1575,7 +1575,7 @@ OPS = {
         False, 'SwapaxesBackward0',
         (), ()),
     'swapdims': CompileOp(
-        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 2223,
+        'swapdims', 'swapdims(Tensor self, int dim0, int dim1) -> Tensor', 2227,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim0', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.swapaxes(self, dim0, dim1)',
@@ -1584,7 +1584,7 @@ OPS = {
         False, 'SwapdimsBackward0',
         (), ()),
     'movedim': CompileOp(
-        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 2231,
+        'movedim', 'movedim(Tensor self, int[] source, int[] destination) -> Tensor', 2235,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1593,7 +1593,7 @@ OPS = {
         False, 'MovedimBackward0',
         (), ()),
     'moveaxis': CompileOp(
-        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 2240,
+        'moveaxis', 'moveaxis(Tensor self, int[] source, int[] destination) -> Tensor', 2244,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('source', 'int[]', None, False, False), CompileArg('destination', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'movedim_array(self, source, destination)',
@@ -1602,7 +1602,7 @@ OPS = {
         False, 'MoveaxisBackward0',
         (), ()),
     't': CompileOp(
-        't', 't(Tensor self) -> Tensor', 2248,
+        't', 't(Tensor self) -> Tensor', 2252,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         't_array(self)',
@@ -1611,7 +1611,7 @@ OPS = {
         False, 'TBackward0',
         (), ()),
     'expand_as': CompileOp(
-        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 2258,
+        'expand_as', 'expand_as(Tensor self, Tensor other) -> Tensor', 2262,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, np.shape(other))',
@@ -1620,7 +1620,7 @@ OPS = {
         False, 'ExpandAsBackward0',
         (), ()),
     'broadcast_to': CompileOp(
-        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 2268,
+        'broadcast_to', 'broadcast_to(Tensor self, int[] size) -> Tensor', 2272,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'expand_array(self, size)',
@@ -1629,7 +1629,7 @@ OPS = {
         False, 'BroadcastToBackward0',
         (), ()),
     'narrow': CompileOp(
-        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 2277,
+        'narrow', 'narrow(Tensor self, int dim, int start, int length) -> Tensor', 2281,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('start', 'int', None, False, False), CompileArg('length', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[narrow_key(self.shape, dim, start, length)]',
@@ -1638,7 +1638,7 @@ OPS = {
         False, 'NarrowBackward0',
         (), ()),
     'select': CompileOp(
-        'select', 'select(Tensor self, int dim, int index) -> Tensor', 2288,
+        'select', 'select(Tensor self, int dim, int index) -> Tensor', 2292,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self[select_key(self.shape, dim, index)]',
@@ -1647,7 +1647,7 @@ OPS = {
         False, 'SelectBackward0',
         (), ()),
     'view_as': CompileOp(
-        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 2297,
+        'view_as', 'view_as(Tensor self, Tensor other) -> Tensor', 2301,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'view_array(self, np.shape(other))',
@@ -1656,7 +1656,7 @@ OPS = {
         False, 'ViewAsBackward0',
         (), ()),
     'reshape_as': CompileOp(
-        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 2307,
+        'reshape_as', 'reshape_as(Tensor self, Tensor other) -> Tensor', 2311,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.reshape(self, np.shape(other))',
@@ -1665,7 +1665,7 @@ OPS = {
         False, 'ReshapeAsBackward0',
         (), ()),
     'diagonal': CompileOp(
-        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 2317,
+        'diagonal', 'diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor', 2321,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', 0, True, False), CompileArg('dim2', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_array(self, offset, dim1, dim2)',
@@ -1674,7 +1674,7 @@ OPS = {
         False, 'DiagonalBackward0',
         (), ()),
     'diagonal_backward': CompileOp(
-        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 2329,
+        'diagonal_backward', 'diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor', 2333,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input_sizes', 'int[]', None, False, False), CompileArg('offset', 'int', None, False, False), CompileArg('dim1', 'int', None, False, False), CompileArg('dim2', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_into_zeros(self, input_sizes, offset, dim1, dim2)',
@@ -1683,7 +1683,7 @@ OPS = {
         False, 'DiagonalBackwardBackward0',
         (), ()),
     'cat': CompileOp(
-        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 2340,
+        'cat', 'cat(Tensor[] tensors, int dim=0) -> Tensor', 2344,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.concatenate(tensors, axis=dim)',
@@ -1692,7 +1692,7 @@ OPS = {
         False, 'CatBackward0',
         (), ()),
     'stack': CompileOp(
-        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 2352,
+        'stack', 'stack(Tensor[] tensors, int dim=0) -> Tensor', 2356,
         (CompileArg('tensors', 'Tensor[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.stack(tensors, axis=dim)',
@@ -1701,7 +1701,7 @@ OPS = {
         False, 'StackBackward0',
         (), ()),
     'split': CompileOp(
-        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 2364,
+        'split', 'split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]', 2368,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('split_size_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'split_array(self, split_size_or_sections, dim)',
@@ -1710,7 +1710,7 @@ OPS = {
         True, 'SplitBackward0',
         (), ()),
     'chunk': CompileOp(
-        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 2375,
+        'chunk', 'chunk(Tensor self, int chunks, int dim=0) -> Tensor[]', 2379,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('chunks', 'int', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'chunk_array(self, chunks, dim)',
@@ -1719,7 +1719,7 @@ OPS = {
         True, 'ChunkBackward0',
         (), ()),
     'unbind': CompileOp(
-        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 2384,
+        'unbind', 'unbind(Tensor self, int dim=0) -> Tensor[]', 2388,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'unbind_array(self, dim)',
@@ -1728,7 +1728,7 @@ OPS = {
         True, 'UnbindBackward0',
         (), ()),
     'flip': CompileOp(
-        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 2395,
+        'flip', 'flip(Tensor self, int[] dims) -> Tensor', 2399,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_array(self, dims)',
@@ -1737,7 +1737,7 @@ OPS = {
         False, 'FlipBackward0',
         (), ()),
     'roll': CompileOp(
-        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 2404,
+        'roll', 'roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor', 2408,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shifts', 'int[]', None, False, False), CompileArg('dims', 'int[]?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'roll_array(self, shifts, dims)',
@@ -1746,7 +1746,7 @@ OPS = {
         False, 'RollBackward0',
         (), ()),
     'repeat': CompileOp(
-        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 2413,
+        'repeat', 'repeat(Tensor self, int[] repeats) -> Tensor', 2417,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_array(self, repeats)',
@@ -1755,7 +1755,7 @@ OPS = {
         False, 'RepeatBackward0',
         (), ()),
     'tile': CompileOp(
-        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 2425,
+        'tile', 'tile(Tensor self, int[] dims) -> Tensor', 2429,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dims', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tile(self, dims)',
@@ -1764,7 +1764,7 @@ OPS = {
         False, 'TileBackward0',
         (), ()),
     'tril': CompileOp(
-        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 2433,
+        'tril', 'tril(Tensor self, int diagonal=0) -> Tensor', 2437,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.tril(self, diagonal)',
@@ -1773,7 +1773,7 @@ OPS = {
         False, 'TrilBackward0',
         (), ()),
     'triu': CompileOp(
-        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 2442,
+        'triu', 'triu(Tensor self, int diagonal=0) -> Tensor', 2446,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.triu(self, diagonal)',
@@ -1782,7 +1782,7 @@ OPS = {
         False, 'TriuBackward0',
         (), ()),
     'diag': CompileOp(
-        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 2451,
+        'diag', 'diag(Tensor self, int diagonal=0) -> Tensor', 2455,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('diagonal', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_array(self, diagonal)',
@@ -1791,7 +1791,7 @@ OPS = {
         False, 'DiagBackward0',
         (), ()),
     'diag_embed': CompileOp(
-        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2460,
+        'diag_embed', 'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor', 2464,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', -2, True, False), CompileArg('dim2', 'int', -1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diag_embed_array(self, offset, dim1, dim2)',
@@ -1800,7 +1800,7 @@ OPS = {
         False, 'DiagEmbedBackward0',
         (), ()),
     'ravel': CompileOp(
-        'ravel', 'ravel(Tensor self) -> Tensor', 2473,
+        'ravel', 'ravel(Tensor self) -> Tensor', 2477,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.ravel(self)',
@@ -1809,7 +1809,7 @@ OPS = {
         False, 'RavelBackward0',
         (), ()),
     'atleast_1d': CompileOp(
-        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2483,
+        'atleast_1d', 'atleast_1d(Tensor self) -> Tensor', 2487,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 1)',
@@ -1818,7 +1818,7 @@ OPS = {
         False, 'Atleast1dBackward0',
         (), ()),
     'atleast_2d': CompileOp(
-        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2490,
+        'atleast_2d', 'atleast_2d(Tensor self) -> Tensor', 2494,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 2)',
@@ -1827,7 +1827,7 @@ OPS = {
         False, 'Atleast2dBackward0',
         (), ()),
     'atleast_3d': CompileOp(
-        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2497,
+        'atleast_3d', 'atleast_3d(Tensor self) -> Tensor', 2501,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'atleast_array(self, 3)',
@@ -1836,7 +1836,7 @@ OPS = {
         False, 'Atleast3dBackward0',
         (), ()),
     'hstack': CompileOp(
-        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2504,
+        'hstack', 'hstack(Tensor[] tensors) -> Tensor', 2508,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "hstack")',
@@ -1845,7 +1845,7 @@ OPS = {
         False, 'HstackBackward0',
         (), ()),
     'vstack': CompileOp(
-        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2513,
+        'vstack', 'vstack(Tensor[] tensors) -> Tensor', 2517,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1854,7 +1854,7 @@ OPS = {
         False, 'VstackBackward0',
         (), ()),
     'row_stack': CompileOp(
-        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2522,
+        'row_stack', 'row_stack(Tensor[] tensors) -> Tensor', 2526,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "vstack")',
@@ -1863,7 +1863,7 @@ OPS = {
         False, 'RowStackBackward0',
         (), ()),
     'dstack': CompileOp(
-        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2529,
+        'dstack', 'dstack(Tensor[] tensors) -> Tensor', 2533,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "dstack")',
@@ -1872,7 +1872,7 @@ OPS = {
         False, 'DstackBackward0',
         (), ()),
     'column_stack': CompileOp(
-        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2538,
+        'column_stack', 'column_stack(Tensor[] tensors) -> Tensor', 2542,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'stack_family_array(tensors, "column_stack")',
@@ -1881,7 +1881,7 @@ OPS = {
         False, 'ColumnStackBackward0',
         (), ()),
     'tensor_split': CompileOp(
-        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2547,
+        'tensor_split', 'tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]', 2551,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), CompileArg('dim', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'tensor_split_array(self, indices_or_sections, dim)',
@@ -1890,7 +1890,7 @@ OPS = {
         True, 'TensorSplitBackward0',
         (), ()),
     'hsplit': CompileOp(
-        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2557,
+        'hsplit', 'hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2561,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "hsplit")',
@@ -1899,7 +1899,7 @@ OPS = {
         True, 'HsplitBackward0',
         (), ()),
     'vsplit': CompileOp(
-        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2566,
+        'vsplit', 'vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2570,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "vsplit")',
@@ -1908,7 +1908,7 @@ OPS = {
         True, 'VsplitBackward0',
         (), ()),
     'dsplit': CompileOp(
-        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2573,
+        'dsplit', 'dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]', 2577,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices_or_sections', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor[]', True), ),
         'directional_split_array(self, indices_or_sections, "dsplit")',
@@ -1917,7 +1917,7 @@ OPS = {
         True, 'DsplitBackward0',
         (), ()),
     'diff': CompileOp(
-        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2582,
+        'diff', 'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor', 2586,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', 1, True, False), CompileArg('dim', 'int', -1, True, False), CompileArg('prepend', 'Tensor?', None, True, False), CompileArg('append', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diff_array(self, n, dim, prepend, append)',
@@ -1926,7 +1926,7 @@ OPS = {
         False, 'DiffBackward0',
         (), ()),
     'trapezoid_x': CompileOp(
-        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2593,
+        'trapezoid_x', 'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor', 2597,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('x', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, x, 1.0, dim)',
@@ -1935,7 +1935,7 @@ OPS = {
         False, 'TrapezoidBackward0',
         (), ('y', 'x')),
     'trapezoid_dx': CompileOp(
-        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2604,
+        'trapezoid_dx', 'trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor', 2608,
         (CompileArg('y', 'Tensor', None, False, False), CompileArg('dx', 'float', 1, True, True), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trapezoid_array(y, None, dx, dim)',
@@ -1944,7 +1944,7 @@ OPS = {
         False, 'TrapezoidBackward1',
         (), ('y',)),
     'repeat_interleave_self_int': CompileOp(
-        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2614,
+        'repeat_interleave_self_int', 'repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor', 2618,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'int', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1953,7 +1953,7 @@ OPS = {
         False, 'RepeatInterleaveBackward0',
         (), ()),
     'repeat_interleave_self_Tensor': CompileOp(
-        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2622,
+        'repeat_interleave_self_Tensor', 'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor', 2626,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('repeats', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_array(self, repeats, dim)',
@@ -1962,7 +1962,7 @@ OPS = {
         False, 'RepeatInterleaveBackward1',
         (), ()),
     'repeat_interleave_Tensor': CompileOp(
-        'repeat_interleave_Tensor', 'repeat_interleave.Tensor(Tensor repeats) -> Tensor', 2631,
+        'repeat_interleave_Tensor', 'repeat_interleave.Tensor(Tensor repeats) -> Tensor', 2635,
         (CompileArg('repeats', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'repeat_interleave_indices(repeats)',
@@ -1971,7 +1971,7 @@ OPS = {
         False, 'RepeatInterleaveBackward2',
         (), ()),
     'rot90': CompileOp(
-        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2638,
+        'rot90', 'rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor', 2642,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('k', 'int', 1, True, False), CompileArg('dims', 'int[]', (0, 1), True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rot90_array(self, k, dims)',
@@ -1980,7 +1980,7 @@ OPS = {
         False, 'Rot90Backward0',
         (), ()),
     'flipud': CompileOp(
-        'flipud', 'flipud(Tensor self) -> Tensor', 2647,
+        'flipud', 'flipud(Tensor self) -> Tensor', 2651,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "flipud")',
@@ -1989,7 +1989,7 @@ OPS = {
         False, 'FlipudBackward0',
         (), ()),
     'fliplr': CompileOp(
-        'fliplr', 'fliplr(Tensor self) -> Tensor', 2653,
+        'fliplr', 'fliplr(Tensor self) -> Tensor', 2657,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'flip_lr_ud_array(self, "fliplr")',
@@ -1998,7 +1998,7 @@ OPS = {
         False, 'FliplrBackward0',
         (), ()),
     'getitem': CompileOp(
-        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2665,
+        'getitem', 'getitem(Tensor self, Index index) -> Tensor', 2669,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'getitem_array(self, index)',
@@ -2007,7 +2007,7 @@ OPS = {
         False, 'GetitemBackward0',
         (), ()),
     'getitem_backward': CompileOp(
-        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2689,
+        'getitem_backward', 'getitem_backward(Tensor self, int[] shape, Index index) -> Tensor', 2693,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), CompileArg('index', 'Index', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_into_zeros(self, shape, index_key(index))',
@@ -2016,7 +2016,7 @@ OPS = {
         False, 'GetitemBackwardBackward0',
         (), ()),
     'gather': CompileOp(
-        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2698,
+        'gather', 'gather(Tensor self, int dim, Tensor index) -> Tensor', 2702,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gather_array(self, dim, index)',
@@ -2025,7 +2025,7 @@ OPS = {
         False, 'GatherBackward0',
         (), ()),
     'unfold': CompileOp(
-        'unfold', 'unfold(Tensor self, int dimension, int size, int step) -> Tensor', 2717,
+        'unfold', 'unfold(Tensor self, int dimension, int size, int step) -> Tensor', 2721,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dimension', 'int', None, False, False), CompileArg('size', 'int', None, False, False), CompileArg('step', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'unfold_array(self, dimension, size, step)',
@@ -2034,7 +2034,7 @@ OPS = {
         False, 'UnfoldBackward0',
         (), ()),
     'unfold_backward': CompileOp(
-        'unfold_backward', 'unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor', 2730,
+        'unfold_backward', 'unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor', 2734,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input_sizes', 'int[]', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('size', 'int', None, False, False), CompileArg('step', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'unfold_backward_array(self, input_sizes, dim, size, step)',
@@ -2043,7 +2043,7 @@ OPS = {
         False, 'UnfoldBackwardBackward0',
         (), ()),
     '_as_strided': CompileOp(
-        '_as_strided', '_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor', 2742,
+        '_as_strided', '_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor', 2746,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('shift', 'int', None, False, False), CompileArg('self_stride', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'strided_view(self, size, stride, shift)',
@@ -2052,7 +2052,7 @@ OPS = {
         False, 'AsStridedBackward0',
         (), ()),
     'as_strided_remap': CompileOp(
-        'as_strided_remap', 'as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor', 2755,
+        'as_strided_remap', 'as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor', 2759,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('from_size', 'int[]', None, False, False), CompileArg('from_stride', 'int[]', None, False, False), CompileArg('from_offset', 'int', None, False, False), CompileArg('to_size', 'int[]', None, False, False), CompileArg('to_stride', 'int[]', None, False, False), CompileArg('to_offset', 'int', None, False, False), CompileArg('average_first', 'bool', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'as_strided_remap_array(self, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first)',
@@ -2061,7 +2061,7 @@ OPS = {
         False, 'AsStridedRemapBackward0',
         (), ()),
     '_as_strided_scatter': CompileOp(
-        '_as_strided_scatter', '_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor', 2766,
+        '_as_strided_scatter', '_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor', 2770,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('storage_offset', 'int', None, False, False), CompileArg('layout', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'as_strided_scatter_array(self, src, size, stride, storage_offset, layout)',
@@ -2070,7 +2070,7 @@ OPS = {
         False, 'AsStridedScatterBackward0',
         (), ()),
     'diagonal_scatter': CompileOp(
-        'diagonal_scatter', 'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor', 2776,
+        'diagonal_scatter', 'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor', 2780,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), CompileArg('dim1', 'int', 0, True, False), CompileArg('dim2', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagonal_scatter_array(self, src, offset, dim1, dim2)',
@@ -2079,7 +2079,7 @@ OPS = {
         False, 'DiagonalScatterBackward0',
         (), ()),
     'select_scatter': CompileOp(
-        'select_scatter', 'select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor', 2786,
+        'select_scatter', 'select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor', 2790,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'select_scatter_array(self, src, dim, index)',
@@ -2088,7 +2088,7 @@ OPS = {
         False, 'SelectScatterBackward0',
         (), ()),
     'slice_scatter': CompileOp(
-        'slice_scatter', 'slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor', 2796,
+        'slice_scatter', 'slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor', 2800,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('dim', 'int', 0, True, False), CompileArg('start', 'int?', None, True, False), CompileArg('end', 'int?', None, True, False), CompileArg('step', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'slice_scatter_array(self, src, dim, start, end, step)',
@@ -2097,7 +2097,7 @@ OPS = {
         False, 'SliceScatterBackward0',
         (), ()),
     'renorm': CompileOp(
-        'renorm', 'renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor', 2806,
+        'renorm', 'renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor', 2810,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('maxnorm', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'renorm_array(self, p, dim, maxnorm)',
@@ -2106,7 +2106,7 @@ OPS = {
         False, 'RenormBackward0',
         (), ()),
     'sgn': CompileOp(
-        'sgn', 'sgn(Tensor self) -> Tensor', 2819,
+        'sgn', 'sgn(Tensor self) -> Tensor', 2823,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'sign_array(self)',
@@ -2115,7 +2115,7 @@ OPS = {
         False, 'SgnBackward0',
         (), ()),
     'ldexp': CompileOp(
-        'ldexp', 'ldexp(Tensor self, Tensor other) -> Tensor', 2827,
+        'ldexp', 'ldexp(Tensor self, Tensor other) -> Tensor', 2831,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'ldexp_array(self, other)',
@@ -2124,7 +2124,7 @@ OPS = {
         False, 'LdexpBackward0',
         ('self', 'other'), ('self', 'other')),
     'frexp': CompileOp(
-        'frexp', 'frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)', 2842,
+        'frexp', 'frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)', 2846,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('mantissa', 'Tensor', True), CompileOutput('exponent', 'Tensor', False), ),
         'frexp_array(self)',
@@ -2133,7 +2133,7 @@ OPS = {
         False, 'FrexpBackward0',
         (), ()),
     'nextafter': CompileOp(
-        'nextafter', 'nextafter(Tensor self, Tensor other) -> Tensor', 2850,
+        'nextafter', 'nextafter(Tensor self, Tensor other) -> Tensor', 2854,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nextafter_array(self, other)',
@@ -2142,7 +2142,7 @@ OPS = {
         False, 'NextafterBackward0',
         ('self', 'other'), ()),
     'gcd': CompileOp(
-        'gcd', 'gcd(Tensor self, Tensor other) -> Tensor', 2861,
+        'gcd', 'gcd(Tensor self, Tensor other) -> Tensor', 2865,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gcd_array(self, other)',
@@ -2151,7 +2151,7 @@ OPS = {
         False, 'GcdBackward0',
         ('self', 'other'), ()),
     'lcm': CompileOp(
-        'lcm', 'lcm(Tensor self, Tensor other) -> Tensor', 2870,
+        'lcm', 'lcm(Tensor self, Tensor other) -> Tensor', 2874,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'lcm_array(self, other)',
@@ -2160,7 +2160,7 @@ OPS = {
         False, 'LcmBackward0',
         ('self', 'other'), ()),
     'put': CompileOp(
-        'put', 'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor', 2879,
+        'put', 'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor', 2883,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('accumulate', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'put_array(self, index, source, accumulate)',
@@ -2169,7 +2169,7 @@ OPS = {
         False, 'PutBackward0',
         (), ()),
     'diagflat': CompileOp(
-        'diagflat', 'diagflat(Tensor self, int offset=0) -> Tensor', 2890,
+        'diagflat', 'diagflat(Tensor self, int offset=0) -> Tensor', 2894,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('offset', 'int', 0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'diagflat_array(self, offset)',
@@ -2178,7 +2178,7 @@ OPS = {
         False, 'DiagflatBackward0',
         (), ()),
     'gather_backward': CompileOp(
-        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2899,
+        'gather_backward', 'gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor', 2903,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_into_zeros(self, dim, index, shape)',
@@ -2187,7 +2187,7 @@ OPS = {
         False, 'GatherBackwardBackward0',
         (), ()),
     'index_select': CompileOp(
-        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2909,
+        'index_select', 'index_select(Tensor self, int dim, Tensor index) -> Tensor', 2913,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_select_array(self, dim, index)',
@@ -2196,7 +2196,7 @@ OPS = {
         False, 'IndexSelectBackward0',
         (), ()),
     'index_add': CompileOp(
-        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2919,
+        'index_add', 'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor', 2923,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('source', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'index_add_array(self, dim, index, source, alpha)',
@@ -2205,7 +2205,7 @@ OPS = {
         False, 'IndexAddBackward0',
         (), ()),
     'scatter_src': CompileOp(
-        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2931,
+        'scatter_src', 'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2935,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, src)',
@@ -2214,7 +2214,7 @@ OPS = {
         False, 'ScatterBackward0',
         (), ()),
     'scatter_value': CompileOp(
-        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2943,
+        'scatter_value', 'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor', 2947,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_array(self, dim, index, value)',
@@ -2223,7 +2223,7 @@ OPS = {
         False, 'ScatterBackward1',
         (), ()),
     'scatter_add': CompileOp(
-        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2952,
+        'scatter_add', 'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor', 2956,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_add_array(self, dim, index, src)',
@@ -2232,7 +2232,7 @@ OPS = {
         False, 'ScatterAddBackward0',
         (), ()),
     'scatter_reduce': CompileOp(
-        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2967,
+        'scatter_reduce', 'scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor', 2971,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('index', 'Tensor', None, False, False), CompileArg('src', 'Tensor', None, False, False), CompileArg('reduce', 'str', None, False, False), CompileArg('include_self', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'scatter_reduce_array(self, dim, index, src, reduce, include_self)',
@@ -2241,7 +2241,7 @@ OPS = {
         False, 'ScatterReduceBackward0',
         (), ()),
     'masked_fill_Scalar': CompileOp(
-        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2981,
+        'masked_fill_Scalar', 'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor', 2985,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Scalar', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -2250,7 +2250,7 @@ OPS = {
         False, 'MaskedFillBackward0',
         (), ()),
     'masked_fill_Tensor': CompileOp(
-        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2992,
+        'masked_fill_Tensor', 'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor', 2996,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('value', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_fill_array(self, mask, value)',
@@ -2259,7 +2259,7 @@ OPS = {
         False, 'MaskedFillBackward1',
         (), ()),
     '_masked_select': CompileOp(
-        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 3004,
+        '_masked_select', '_masked_select(Tensor self, Tensor mask) -> Tensor', 3008,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'masked_select_array(self, mask)',
@@ -2268,7 +2268,7 @@ OPS = {
         False, 'MaskedSelectBackward0',
         (), ()),
     'take_along_dim': CompileOp(
-        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 3014,
+        'take_along_dim', 'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor', 3018,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_array(self, indices, dim)',
@@ -2277,7 +2277,7 @@ OPS = {
         False, 'TakeAlongDimBackward0',
         (), ()),
     'take_along_dim_backward': CompileOp(
-        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 3025,
+        'take_along_dim_backward', 'take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor', 3029,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, False, False), CompileArg('indices', 'Tensor', None, False, False), CompileArg('shape', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'take_along_dim_backward_array(self, dim, indices, shape)',
@@ -2286,7 +2286,7 @@ OPS = {
         False, 'TakeAlongDimBackwardBackward0',
         (), ()),
     'matmul': CompileOp(
-        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 3047,
+        'matmul', 'matmul(Tensor self, Tensor other) -> Tensor', 3051,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matmul_array(self, other)',
@@ -2295,7 +2295,7 @@ OPS = {
         False, 'MatmulBackward0',
         (), ()),
     'mm': CompileOp(
-        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 3070,
+        'mm', 'mm(Tensor self, Tensor mat2) -> Tensor', 3074,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mm_array(self, mat2)',
@@ -2304,7 +2304,7 @@ OPS = {
         False, 'MmBackward0',
         (), ()),
     'bmm': CompileOp(
-        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 3081,
+        'bmm', 'bmm(Tensor self, Tensor mat2) -> Tensor', 3085,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'bmm_array(self, mat2)',
@@ -2313,7 +2313,7 @@ OPS = {
         False, 'BmmBackward0',
         (), ()),
     'mv': CompileOp(
-        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 3091,
+        'mv', 'mv(Tensor self, Tensor vec) -> Tensor', 3095,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'mv_array(self, vec)',
@@ -2322,7 +2322,7 @@ OPS = {
         False, 'MvBackward0',
         (), ()),
     'dot': CompileOp(
-        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 3101,
+        'dot', 'dot(Tensor self, Tensor tensor) -> Tensor', 3105,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('tensor', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, tensor)',
@@ -2331,7 +2331,7 @@ OPS = {
         False, 'DotBackward0',
         (), ()),
     'vdot': CompileOp(
-        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 3110,
+        'vdot', 'vdot(Tensor self, Tensor other) -> Tensor', 3114,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dot_array(self, other)',
@@ -2340,7 +2340,7 @@ OPS = {
         False, 'VdotBackward0',
         (), ()),
     'inner': CompileOp(
-        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 3117,
+        'inner', 'inner(Tensor self, Tensor other) -> Tensor', 3121,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inner_array(self, other)',
@@ -2349,7 +2349,7 @@ OPS = {
         False, 'InnerBackward0',
         (), ()),
     'outer': CompileOp(
-        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 3129,
+        'outer', 'outer(Tensor self, Tensor vec2) -> Tensor', 3133,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('vec2', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'outer_array(self, vec2)',
@@ -2358,7 +2358,7 @@ OPS = {
         False, 'OuterBackward0',
         ('self', 'vec2'), ()),
     'einsum': CompileOp(
-        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 3139,
+        'einsum', 'einsum(str equation, Tensor[] tensors) -> Tensor', 3143,
         (CompileArg('equation', 'str', None, False, False), CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'einsum_array(equation, tensors)',
@@ -2367,7 +2367,7 @@ OPS = {
         False, 'EinsumBackward0',
         (), ()),
     'tensordot': CompileOp(
-        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 3157,
+        'tensordot', 'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor', 3161,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dims_self', 'int[]', None, False, False), CompileArg('dims_other', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'tensordot_array(self, other, dims_self, dims_other)',
@@ -2376,7 +2376,7 @@ OPS = {
         False, 'TensordotBackward0',
         (), ()),
     'kron': CompileOp(
-        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 3171,
+        'kron', 'kron(Tensor self, Tensor other) -> Tensor', 3175,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'kron_array(self, other)',
@@ -2385,7 +2385,7 @@ OPS = {
         False, 'KronBackward0',
         ('self', 'other'), ()),
     'addmm': CompileOp(
-        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 3182,
+        'addmm', 'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 3186,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat1', 'Tensor', None, False, False), CompileArg('mat2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmm_array(self, mat1, mat2, beta, alpha)',
@@ -2394,7 +2394,7 @@ OPS = {
         False, 'AddmmBackward0',
         (), ()),
     'addmv': CompileOp(
-        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 3196,
+        'addmv', 'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 3200,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mat', 'Tensor', None, False, False), CompileArg('vec', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'addmv_array(self, mat, vec, beta, alpha)',
@@ -2403,7 +2403,7 @@ OPS = {
         False, 'AddmvBackward0',
         (), ()),
     'baddbmm': CompileOp(
-        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 3211,
+        'baddbmm', 'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor', 3215,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('batch1', 'Tensor', None, False, False), CompileArg('batch2', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1, True, True), CompileArg('alpha', 'Scalar', 1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'baddbmm_array(self, batch1, batch2, beta, alpha)',
@@ -2412,7 +2412,7 @@ OPS = {
         False, 'BaddbmmBackward0',
         (), ()),
     'cross': CompileOp(
-        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 3223,
+        'cross', 'cross(Tensor self, Tensor other, int? dim=None) -> Tensor', 3227,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -2421,7 +2421,7 @@ OPS = {
         False, 'CrossBackward0',
         (), ()),
     'linalg_cross': CompileOp(
-        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 3233,
+        'linalg_cross', 'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor', 3237,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('other', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_array(self, other, dim)',
@@ -2430,7 +2430,7 @@ OPS = {
         False, 'LinalgCrossBackward0',
         (), ()),
     'trace': CompileOp(
-        'trace', 'trace(Tensor self) -> Tensor', 3245,
+        'trace', 'trace(Tensor self) -> Tensor', 3249,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'trace_array(self)',
@@ -2439,7 +2439,7 @@ OPS = {
         False, 'TraceBackward0',
         (), ()),
     'linalg_inv': CompileOp(
-        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 3256,
+        'linalg_inv', 'linalg_inv(Tensor A) -> Tensor', 3260,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(A)',
@@ -2448,7 +2448,7 @@ OPS = {
         False, 'LinalgInvBackward0',
         (), ()),
     'inverse': CompileOp(
-        'inverse', 'inverse(Tensor self) -> Tensor', 3269,
+        'inverse', 'inverse(Tensor self) -> Tensor', 3273,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'inv_array(self)',
@@ -2457,7 +2457,7 @@ OPS = {
         False, 'InverseBackward0',
         (), ()),
     'linalg_det': CompileOp(
-        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 3276,
+        'linalg_det', 'linalg_det(Tensor A) -> Tensor', 3280,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(A)',
@@ -2466,7 +2466,7 @@ OPS = {
         False, 'LinalgDetBackward0',
         (), ()),
     'det': CompileOp(
-        'det', 'det(Tensor self) -> Tensor', 3290,
+        'det', 'det(Tensor self) -> Tensor', 3294,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'det_array(self)',
@@ -2475,7 +2475,7 @@ OPS = {
         False, 'DetBackward0',
         (), ()),
     'linalg_slogdet': CompileOp(
-        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 3297,
+        'linalg_slogdet', 'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)', 3301,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(A)',
@@ -2484,7 +2484,7 @@ OPS = {
         False, 'LinalgSlogdetBackward0',
         (), ()),
     'slogdet': CompileOp(
-        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 3309,
+        'slogdet', 'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)', 3313,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('sign', 'Tensor', False), CompileOutput('logabsdet', 'Tensor', True), ),
         'slogdet_array(self)',
@@ -2493,7 +2493,7 @@ OPS = {
         False, 'SlogdetBackward0',
         (), ()),
     'logdet': CompileOp(
-        'logdet', 'logdet(Tensor self) -> Tensor', 3317,
+        'logdet', 'logdet(Tensor self) -> Tensor', 3321,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'logdet_array(self)',
@@ -2502,7 +2502,7 @@ OPS = {
         False, 'LogdetBackward0',
         (), ()),
     'linalg_solve': CompileOp(
-        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 3324,
+        'linalg_solve', 'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor', 3328,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('left', 'bool', True, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_array(A, B, left)',
@@ -2511,7 +2511,7 @@ OPS = {
         False, 'LinalgSolveBackward0',
         (), ()),
     'linalg_cholesky': CompileOp(
-        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 3340,
+        'linalg_cholesky', 'linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor', 3344,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(A, upper)',
@@ -2520,7 +2520,7 @@ OPS = {
         False, 'LinalgCholeskyBackward0',
         (), ()),
     'cholesky': CompileOp(
-        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 3352,
+        'cholesky', 'cholesky(Tensor self, bool upper=False) -> Tensor', 3356,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_array(self, upper, "cholesky")',
@@ -2529,7 +2529,7 @@ OPS = {
         False, 'CholeskyBackward0',
         (), ()),
     'linalg_eigh': CompileOp(
-        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 3359,
+        'linalg_eigh', 'linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)', 3363,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('eigenvalues', 'Tensor', True), CompileOutput('eigenvectors', 'Tensor', True), ),
         'eigh_array(A, UPLO)',
@@ -2538,7 +2538,7 @@ OPS = {
         True, 'LinalgEighBackward0',
         (), ()),
     'linalg_eigvalsh': CompileOp(
-        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 3371,
+        'linalg_eigvalsh', 'linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor', 3375,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('UPLO', 'str', 'L', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'eigh_array(A, UPLO)[0]',
@@ -2547,7 +2547,7 @@ OPS = {
         False, 'LinalgEigvalshBackward0',
         (), ()),
     'linalg_qr': CompileOp(
-        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 3380,
+        'linalg_qr', 'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)', 3384,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('mode', 'str', 'reduced', True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(A, mode)',
@@ -2556,7 +2556,7 @@ OPS = {
         True, 'LinalgQrBackward0',
         (), ()),
     'linalg_svd': CompileOp(
-        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 3393,
+        'linalg_svd', 'linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)', 3397,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('full_matrices', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('Vh', 'Tensor', True), ),
         'svd_array(A, full_matrices)',
@@ -2565,7 +2565,7 @@ OPS = {
         True, 'LinalgSvdBackward0',
         (), ()),
     'linalg_svdvals': CompileOp(
-        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 3408,
+        'linalg_svdvals', 'linalg_svdvals(Tensor A) -> Tensor', 3412,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'svd_array(A, False)[1]',
@@ -2574,7 +2574,7 @@ OPS = {
         False, 'LinalgSvdvalsBackward0',
         (), ()),
     'linalg_pinv': CompileOp(
-        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 3419,
+        'linalg_pinv', 'linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor', 3423,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('atol', 'float?', None, True, True), CompileArg('rtol', 'float?', None, True, True), CompileArg('hermitian', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(A, atol, rtol, hermitian)',
@@ -2583,7 +2583,7 @@ OPS = {
         False, 'LinalgPinvBackward0',
         (), ()),
     'pinverse': CompileOp(
-        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 3431,
+        'pinverse', 'pinverse(Tensor self, float rcond=1e-15) -> Tensor', 3435,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('rcond', 'float', 1e-15, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pinv_array(self, None, rcond)',
@@ -2592,7 +2592,7 @@ OPS = {
         False, 'PinverseBackward0',
         (), ()),
     'svd': CompileOp(
-        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 3440,
+        'svd', 'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)', 3444,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), CompileArg('compute_uv', 'bool', True, True, False), ),
         (CompileOutput('U', 'Tensor', True), CompileOutput('S', 'Tensor', True), CompileOutput('V', 'Tensor', True), ),
         'torch_svd_array(self, some, compute_uv)',
@@ -2601,7 +2601,7 @@ OPS = {
         True, 'SvdBackward0',
         (), ()),
     'qr': CompileOp(
-        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 3451,
+        'qr', 'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)', 3455,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('some', 'bool', True, True, False), ),
         (CompileOutput('Q', 'Tensor', True), CompileOutput('R', 'Tensor', True), ),
         'qr_array(self, "reduced" if some else "complete")',
@@ -2610,7 +2610,7 @@ OPS = {
         True, 'QrBackward0',
         (), ()),
     'linalg_solve_triangular': CompileOp(
-        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 3460,
+        'linalg_solve_triangular', 'linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor', 3464,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('upper', 'bool', None, False, True), CompileArg('left', 'bool', True, True, True), CompileArg('unitriangular', 'bool', False, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'solve_triangular_array(A, B, upper, left, unitriangular)',
@@ -2619,7 +2619,7 @@ OPS = {
         False, 'LinalgSolveTriangularBackward0',
         (), ()),
     'linalg_vecdot': CompileOp(
-        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 3474,
+        'linalg_vecdot', 'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor', 3478,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('y', 'Tensor', None, False, False), CompileArg('dim', 'int', -1, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vecdot_array(x, y, dim)',
@@ -2628,7 +2628,7 @@ OPS = {
         False, 'LinalgVecdotBackward0',
         (), ()),
     'linalg_multi_dot': CompileOp(
-        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 3487,
+        'linalg_multi_dot', 'linalg_multi_dot(Tensor[] tensors) -> Tensor', 3491,
         (CompileArg('tensors', 'Tensor[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'multi_dot_array(tensors)',
@@ -2637,7 +2637,7 @@ OPS = {
         False, 'LinalgMultiDotBackward0',
         (), ()),
     'linalg_matrix_power': CompileOp(
-        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 3498,
+        'linalg_matrix_power', 'linalg_matrix_power(Tensor A, int n) -> Tensor', 3502,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(A, n)',
@@ -2646,7 +2646,7 @@ OPS = {
         False, 'LinalgMatrixPowerBackward0',
         (), ()),
     'matrix_power': CompileOp(
-        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 3510,
+        'matrix_power', 'matrix_power(Tensor self, int n) -> Tensor', 3514,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('n', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_power_array(self, n)',
@@ -2655,7 +2655,7 @@ OPS = {
         False, 'MatrixPowerBackward0',
         (), ()),
     'linalg_matrix_exp': CompileOp(
-        'linalg_matrix_exp', 'linalg_matrix_exp(Tensor A) -> Tensor', 3522,
+        'linalg_matrix_exp', 'linalg_matrix_exp(Tensor A) -> Tensor', 3526,
         (CompileArg('A', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_exp_array(A)',
@@ -2664,7 +2664,7 @@ OPS = {
         False, 'LinalgMatrixExpBackward0',
         (), ()),
     'matrix_exp': CompileOp(
-        'matrix_exp', 'matrix_exp(Tensor self) -> Tensor', 3533,
+        'matrix_exp', 'matrix_exp(Tensor self) -> Tensor', 3537,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_exp_array(self)',
@@ -2673,7 +2673,7 @@ OPS = {
         False, 'MatrixExpBackward0',
         (), ()),
     'linalg_lu_factor_ex': CompileOp(
-        'linalg_lu_factor_ex', 'linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)', 3541,
+        'linalg_lu_factor_ex', 'linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)', 3545,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('pivot', 'bool', True, True, True), CompileArg('check_errors', 'bool', False, True, True), ),
         (CompileOutput('LU', 'Tensor', True), CompileOutput('pivots', 'Tensor', False), CompileOutput('info', 'Tensor', False), ),
         'lu_factor_ex_array(A, pivot, check_errors)',
@@ -2682,7 +2682,7 @@ OPS = {
         False, 'LinalgLuFactorExBackward0',
         (), ()),
     'linalg_lstsq': CompileOp(
-        'linalg_lstsq', 'linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)', 3556,
+        'linalg_lstsq', 'linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)', 3560,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('B', 'Tensor', None, False, False), CompileArg('rcond', 'float?', None, True, False), CompileArg('driver', 'str?', None, True, True), ),
         (CompileOutput('solution', 'Tensor', True), CompileOutput('residuals', 'Tensor', True), CompileOutput('rank', 'Tensor', False), CompileOutput('singular_values', 'Tensor', False), ),
         'lstsq_array(A, B, rcond, driver)',
@@ -2691,7 +2691,7 @@ OPS = {
         True, 'LinalgLstsqBackward0',
         (), ()),
     'cholesky_solve': CompileOp(
-        'cholesky_solve', 'cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor', 3573,
+        'cholesky_solve', 'cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor', 3577,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('input2', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_solve_array(self, input2, upper)',
@@ -2700,7 +2700,7 @@ OPS = {
         False, 'CholeskySolveBackward0',
         (), ()),
     'cholesky_inverse': CompileOp(
-        'cholesky_inverse', 'cholesky_inverse(Tensor self, bool upper=False) -> Tensor', 3582,
+        'cholesky_inverse', 'cholesky_inverse(Tensor self, bool upper=False) -> Tensor', 3586,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('upper', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cholesky_inverse_array(self, upper)',
@@ -2709,7 +2709,7 @@ OPS = {
         False, 'CholeskyInverseBackward0',
         (), ()),
     'norm_default': CompileOp(
-        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3597,
+        'norm_default', 'norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor', 3601,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'Scalar?', 'fro', True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'reduction_norm_array(self, p, dim, keepdim)',
@@ -2718,7 +2718,7 @@ OPS = {
         False, 'NormBackward0',
         (), ()),
     'norm_str_p': CompileOp(
-        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3620,
+        'norm_str_p', 'norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor', 3624,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('p', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'torch_norm_array(self, p, dim, keepdim)',
@@ -2727,7 +2727,7 @@ OPS = {
         False, 'NormBackward1',
         (), ()),
     'linalg_vector_norm': CompileOp(
-        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3628,
+        'linalg_vector_norm', 'linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor', 3632,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', 2, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), CompileArg('dtype', 'ScalarType?', None, True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'vector_norm_array(vector_norm_input(x, dtype), ord, dim, keepdim)',
@@ -2736,7 +2736,7 @@ OPS = {
         False, 'LinalgVectorNormBackward0',
         (), ()),
     'linalg_matrix_norm_default': CompileOp(
-        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3651,
+        'linalg_matrix_norm_default', 'linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3655,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar', None, False, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2745,7 +2745,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward0',
         (), ()),
     'linalg_matrix_norm_str_ord': CompileOp(
-        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3667,
+        'linalg_matrix_norm_str_ord', 'linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor', 3671,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', 'fro', True, False), CompileArg('dim', 'int[]', (-2, -1), True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'matrix_norm_array(A, ord, dim, keepdim)',
@@ -2754,7 +2754,7 @@ OPS = {
         False, 'LinalgMatrixNormBackward1',
         (), ()),
     'linalg_norm_default': CompileOp(
-        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3680,
+        'linalg_norm_default', 'linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor', 3684,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'Scalar?', None, True, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2763,7 +2763,7 @@ OPS = {
         False, 'LinalgNormBackward0',
         (), ()),
     'linalg_norm_ord_str': CompileOp(
-        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3693,
+        'linalg_norm_ord_str', 'linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor', 3697,
         (CompileArg('A', 'Tensor', None, False, False), CompileArg('ord', 'str', None, False, False), CompileArg('dim', 'int[]?', None, True, False), CompileArg('keepdim', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'norm_array(A, ord, dim, keepdim)',
@@ -2772,7 +2772,7 @@ OPS = {
         False, 'LinalgNormBackward1',
         (), ()),
     'relu': CompileOp(
-        'relu', 'relu(Tensor self) -> Tensor', 3710,
+        'relu', 'relu(Tensor self) -> Tensor', 3714,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.maximum(0, self)',
@@ -2781,7 +2781,7 @@ OPS = {
         False, 'ReluBackward0',
         (), ()),
     'softmax': CompileOp(
-        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3727,
+        'softmax', 'softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3731,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softmax_array(softmax_input(self, dtype, "softmax_lastdim_kernel_impl"), dim)',
@@ -2790,7 +2790,7 @@ OPS = {
         False, 'SoftmaxBackward0',
         (), ()),
     'log_softmax': CompileOp(
-        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3739,
+        'log_softmax', 'log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor', 3743,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('dim', 'int', None, False, False), CompileArg('dtype', 'ScalarType?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'log_softmax_array(softmax_input(self, dtype, "log_softmax_lastdim_kernel_impl"), dim)',
@@ -2799,7 +2799,7 @@ OPS = {
         False, 'LogSoftmaxBackward0',
         (), ()),
     'leaky_relu': CompileOp(
-        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3750,
+        'leaky_relu', 'leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor', 3754,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('negative_slope', 'Scalar', 0.01, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.where(input > 0, input, input * negative_slope)',
@@ -2808,7 +2808,7 @@ OPS = {
         False, 'LeakyReluBackward0',
         (), ()),
     'elu': CompileOp(
-        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3765,
+        'elu', 'elu(Tensor input, Scalar alpha=1.0) -> Tensor', 3769,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('alpha', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'elu_array(input, alpha)',
@@ -2817,7 +2817,7 @@ OPS = {
         False, 'EluBackward0',
         (), ()),
     'selu': CompileOp(
-        'selu', 'selu(Tensor input) -> Tensor', 3776,
+        'selu', 'selu(Tensor input) -> Tensor', 3780,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'selu_array(input)',
@@ -2826,7 +2826,7 @@ OPS = {
         False, 'SeluBackward0',
         (), ()),
     '_normal_cdf': CompileOp(
-        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3786,
+        '_normal_cdf', '_normal_cdf(Tensor self) -> Tensor', 3790,
         (CompileArg('self', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'normal_cdf_array(self)',
@@ -2835,7 +2835,7 @@ OPS = {
         False, 'NormalCdfBackward0',
         (), ()),
     'gelu': CompileOp(
-        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3793,
+        'gelu', "gelu(Tensor input, *, str approximate='none') -> Tensor", 3797,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('approximate', 'str', 'none', True, True), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gelu_array(input, approximate)',
@@ -2844,7 +2844,7 @@ OPS = {
         False, 'GeluBackward0',
         (), ()),
     'silu': CompileOp(
-        'silu', 'silu(Tensor input) -> Tensor', 3805,
+        'silu', 'silu(Tensor input) -> Tensor', 3809,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * sigmoid_array(input)',
@@ -2853,7 +2853,7 @@ OPS = {
         False, 'SiluBackward0',
         (), ()),
     'softplus': CompileOp(
-        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3813,
+        'softplus', 'softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor', 3817,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('beta', 'Scalar', 1.0, True, False), CompileArg('threshold', 'Scalar', 20.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'softplus_array(input, beta, threshold)',
@@ -2862,7 +2862,7 @@ OPS = {
         False, 'SoftplusBackward0',
         (), ()),
     'mish': CompileOp(
-        'mish', 'mish(Tensor input) -> Tensor', 3825,
+        'mish', 'mish(Tensor input) -> Tensor', 3829,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'input * np.tanh(np.logaddexp(0, input))',
@@ -2871,7 +2871,7 @@ OPS = {
         False, 'MishBackward0',
         (), ()),
     'hardtanh': CompileOp(
-        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3833,
+        'hardtanh', 'hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor', 3837,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('min_val', 'Scalar', -1.0, True, False), CompileArg('max_val', 'Scalar', 1.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input, min_val, max_val).astype(input.dtype, copy=False)',
@@ -2880,7 +2880,7 @@ OPS = {
         False, 'HardtanhBackward0',
         (), ()),
     '_standard_gamma_grad': CompileOp(
-        '_standard_gamma_grad', '_standard_gamma_grad(Tensor self, Tensor output) -> Tensor', 3856,
+        '_standard_gamma_grad', '_standard_gamma_grad(Tensor self, Tensor output) -> Tensor', 3860,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('output', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'standard_gamma_grad_array(self, output)',
@@ -2889,7 +2889,7 @@ OPS = {
         False, 'StandardGammaGradBackward0',
         (), ()),
     '_standard_gamma_icdf': CompileOp(
-        '_standard_gamma_icdf', '_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor', 3865,
+        '_standard_gamma_icdf', '_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor', 3869,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('q', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'standard_gamma_icdf_array(self, q)',
@@ -2898,7 +2898,7 @@ OPS = {
         False, 'StandardGammaIcdfBackward0',
         (), ()),
     '_dirichlet_grad': CompileOp(
-        '_dirichlet_grad', '_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor', 3878,
+        '_dirichlet_grad', '_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor', 3882,
         (CompileArg('x', 'Tensor', None, False, False), CompileArg('alpha', 'Tensor', None, False, False), CompileArg('total', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'dirichlet_grad_array(x, alpha, total)',
@@ -2907,7 +2907,7 @@ OPS = {
         False, 'DirichletGradBackward0',
         (), ()),
     'hardsigmoid': CompileOp(
-        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3889,
+        'hardsigmoid', 'hardsigmoid(Tensor input) -> Tensor', 3893,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'np.clip(input + 3, 0, 6) / 6',
@@ -2916,7 +2916,7 @@ OPS = {
         False, 'HardsigmoidBackward0',
         (), ()),
     'hardswish': CompileOp(
-        'hardswish', 'hardswish(Tensor input) -> Tensor', 3898,
+        'hardswish', 'hardswish(Tensor input) -> Tensor', 3902,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'hardswish_array(input)',
@@ -2925,7 +2925,7 @@ OPS = {
         False, 'HardswishBackward0',
         (), ()),
     'logsigmoid': CompileOp(
-        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3907,
+        'logsigmoid', 'logsigmoid(Tensor input) -> Tensor', 3911,
         (CompileArg('input', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         '-np.logaddexp(0, -input)',
@@ -2934,7 +2934,7 @@ OPS = {
         False, 'LogsigmoidBackward0',
         (), ()),
     '_masked_scale': CompileOp(
-        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3917,
+        '_masked_scale', '_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor', 3921,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('mask', 'Tensor', None, False, False), CompileArg('scale', 'float', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'self * mask * scale',
@@ -2943,7 +2943,7 @@ OPS = {
         False, 'MaskedScaleBackward0',
         (), ()),
     'linear': CompileOp(
-        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3933,
+        'linear', 'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor', 3937,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'linear_array(input, weight, bias)',
@@ -2952,7 +2952,7 @@ OPS = {
         False, 'LinearBackward0',
         (), ()),
     '_lstm_cell': CompileOp(
-        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3951,
+        '_lstm_cell', '_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)', 3955,
         (CompileArg('gates', 'Tensor', None, False, False), CompileArg('cx', 'Tensor', None, False, False), ),
         (CompileOutput('hy', 'Tensor', True), CompileOutput('cy', 'Tensor', True), ),
         'lstm_cell_array(gates, cx)',
@@ -2961,7 +2961,7 @@ OPS = {
         True, 'LstmCellBackward0',
         (), ()),
     '_lstm_layer': CompileOp(
-        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3968,
+        '_lstm_layer', '_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)', 3972,
         (CompileArg('inputs', 'Tensor[]', None, False, False), CompileArg('reverse', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('cells', 'Tensor', True), CompileOutput('activations', 'Tensor', True), ),
         'lstm_layer_array(inputs, reverse)',
@@ -2970,7 +2970,7 @@ OPS = {
         True, 'LstmLayerBackward0',
         (), ()),
     '_gru_cell': CompileOp(
-        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3978,
+        '_gru_cell', '_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor', 3982,
         (CompileArg('input_gates', 'Tensor', None, False, False), CompileArg('hidden_gates', 'Tensor', None, False, False), CompileArg('hx', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'gru_cell_array(input_gates, hidden_gates, hx)',
@@ -2979,7 +2979,7 @@ OPS = {
         False, 'GruCellBackward0',
         (), ()),
     'layer_norm': CompileOp(
-        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3992,
+        'layer_norm', 'layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 3996,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'layer_norm_array(input, normalized_shape, weight, bias, eps)',
@@ -2988,7 +2988,7 @@ OPS = {
         False, 'LayerNormBackward0',
         (), ()),
     'rms_norm': CompileOp(
-        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 4011,
+        'rms_norm', 'rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor', 4015,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('normalized_shape', 'int[]', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('eps', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'rms_norm_array(input, normalized_shape, weight, eps)',
@@ -2997,7 +2997,7 @@ OPS = {
         False, 'RmsNormBackward0',
         (), ()),
     '_batch_norm_training': CompileOp(
-        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 4026,
+        '_batch_norm_training', '_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 4030,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'batch_norm_training_array(input, weight, bias, eps)',
@@ -3006,7 +3006,7 @@ OPS = {
         False, 'BatchNormTrainingBackward0',
         (), ()),
     'group_norm': CompileOp(
-        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 4039,
+        'group_norm', 'group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor', 4043,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('num_groups', 'int', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('eps', 'float', 1e-05, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'group_norm_array(input, num_groups, weight, bias, eps)',
@@ -3015,7 +3015,7 @@ OPS = {
         False, 'GroupNormBackward0',
         (), ()),
     'cross_entropy': CompileOp(
-        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 4056,
+        'cross_entropy', "cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor", 4060,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), CompileArg('label_smoothing', 'float', 0.0, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'cross_entropy_array(input, target, weight, ignore_index, reduction, label_smoothing)',
@@ -3024,7 +3024,7 @@ OPS = {
         False, 'CrossEntropyBackward0',
         (), ()),
     'one_hot': CompileOp(
-        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 4085,
+        'one_hot', 'one_hot(Tensor self, int num_classes) -> Tensor', 4089,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('num_classes', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'one_hot_array(self, num_classes)',
@@ -3033,7 +3033,7 @@ OPS = {
         False, 'OneHotBackward0',
         (), ()),
     'nll_loss': CompileOp(
-        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 4097,
+        'nll_loss', "nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor", 4101,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), CompileArg('weight', 'Tensor?', None, True, False), CompileArg('ignore_index', 'int', -100, True, False), CompileArg('reduction', 'str', 'mean', True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'nll_loss_array(self, target, weight, ignore_index, reduction)',
@@ -3042,7 +3042,7 @@ OPS = {
         False, 'NllLossBackward0',
         (), ()),
     'binary_cross_entropy_elements': CompileOp(
-        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 4119,
+        'binary_cross_entropy_elements', 'binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor', 4123,
         (CompileArg('self', 'Tensor', None, False, False), CompileArg('target', 'Tensor', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'binary_cross_entropy_array(self, target)',
@@ -3051,7 +3051,7 @@ OPS = {
         False, 'BinaryCrossEntropyElementsBackward0',
         (), ()),
     '_ctc_loss': CompileOp(
-        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 4137,
+        '_ctc_loss', '_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)', 4141,
         (CompileArg('log_probs', 'Tensor', None, False, False), CompileArg('targets', 'Tensor', None, False, False), CompileArg('input_lengths', 'int[]', None, False, False), CompileArg('target_lengths', 'int[]', None, False, False), CompileArg('blank', 'int', 0, True, False), CompileArg('zero_infinity', 'bool', False, True, False), ),
         (CompileOutput('neg_log_likelihood', 'Tensor', True), CompileOutput('log_alpha', 'Tensor', False), ),
         'ctc_loss_array(log_probs, targets, input_lengths, target_lengths, blank, zero_infinity)',
@@ -3060,7 +3060,7 @@ OPS = {
         False, 'CtcLossBackward0',
         (), ()),
     'conv1d_default': CompileOp(
-        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4164,
+        'conv1d_default', 'conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4168,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -3069,7 +3069,7 @@ OPS = {
         False, 'Conv1dBackward0',
         (), ()),
     'conv1d_padding': CompileOp(
-        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4180,
+        'conv1d_padding', 'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4184,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 1)',
@@ -3078,7 +3078,7 @@ OPS = {
         False, 'Conv1dBackward1',
         (), ()),
     'conv2d_default': CompileOp(
-        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4194,
+        'conv2d_default', 'conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4198,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -3087,7 +3087,7 @@ OPS = {
         False, 'Conv2dBackward0',
         (), ()),
     'conv2d_padding': CompileOp(
-        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4211,
+        'conv2d_padding', 'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4215,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 2)',
@@ -3096,7 +3096,7 @@ OPS = {
         False, 'Conv2dBackward1',
         (), ()),
     'conv3d_default': CompileOp(
-        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4225,
+        'conv3d_default', 'conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor', 4229,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -3105,7 +3105,7 @@ OPS = {
         False, 'Conv3dBackward0',
         (), ()),
     'conv3d_padding': CompileOp(
-        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4240,
+        'conv3d_padding', 'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor', 4244,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'str', 'valid', True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('groups', 'int', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_forward_array(input, weight, bias, stride, padding, dilation, groups, 3)',
@@ -3114,7 +3114,7 @@ OPS = {
         False, 'Conv3dBackward1',
         (), ()),
     'conv_transpose1d': CompileOp(
-        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4253,
+        'conv_transpose1d', 'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4257,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 1)',
@@ -3123,7 +3123,7 @@ OPS = {
         False, 'ConvTranspose1dBackward0',
         (), ()),
     'conv_transpose2d': CompileOp(
-        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4266,
+        'conv_transpose2d', 'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4270,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 2)',
@@ -3132,7 +3132,7 @@ OPS = {
         False, 'ConvTranspose2dBackward0',
         (), ()),
     'conv_transpose3d': CompileOp(
-        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4281,
+        'conv_transpose3d', 'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor', 4285,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('bias', 'Tensor?', None, True, False), CompileArg('stride', 'int[]', 1, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('output_padding', 'int[]', 0, True, False), CompileArg('groups', 'int', 1, True, False), CompileArg('dilation', 'int[]', 1, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_transpose_array(input, weight, bias, stride, padding, output_padding, groups, dilation, 3)',
@@ -3141,7 +3141,7 @@ OPS = {
         False, 'ConvTranspose3dBackward0',
         (), ()),
     'convolution_backward_weight': CompileOp(
-        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 4296,
+        'convolution_backward_weight', 'convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor', 4300,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input', 'Tensor', None, False, False), CompileArg('weight_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('dilation', 'int[]', None, False, False), CompileArg('groups', 'int', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'conv_backward_weight_array(output_grad, input, weight_size, stride, padding, dilation, groups)',
@@ -3150,7 +3150,7 @@ OPS = {
         False, 'ConvolutionBackwardWeightBackward0',
         (), ()),
     'max_pool1d_with_indices': CompileOp(
-        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4312,
+        'max_pool1d_with_indices', 'max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4316,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -3159,7 +3159,7 @@ OPS = {
         False, 'MaxPool1dWithIndicesBackward0',
         (), ()),
     'max_pool1d': CompileOp(
-        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4323,
+        'max_pool1d', 'max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4327,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 1)',
@@ -3168,7 +3168,7 @@ OPS = {
         False, 'MaxPool1dBackward0',
         (), ()),
     'max_pool2d_with_indices': CompileOp(
-        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4333,
+        'max_pool2d_with_indices', 'max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4337,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -3177,7 +3177,7 @@ OPS = {
         False, 'MaxPool2dWithIndicesBackward0',
         (), ()),
     'max_pool2d': CompileOp(
-        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4347,
+        'max_pool2d', 'max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4351,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 2)',
@@ -3186,7 +3186,7 @@ OPS = {
         False, 'MaxPool2dBackward0',
         (), ()),
     'max_pool3d_with_indices': CompileOp(
-        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4358,
+        'max_pool3d_with_indices', 'max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)', 4362,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('output', 'Tensor', True), CompileOutput('indices', 'Tensor', False), ),
         'max_pool_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -3195,7 +3195,7 @@ OPS = {
         False, 'MaxPool3dWithIndicesBackward0',
         (), ()),
     'max_pool3d': CompileOp(
-        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4371,
+        'max_pool3d', 'max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor', 4375,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('dilation', 'int[]', 1, True, False), CompileArg('ceil_mode', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'max_pool_values_array(input, kernel_size, stride, padding, dilation, ceil_mode, 3)',
@@ -3204,7 +3204,7 @@ OPS = {
         False, 'MaxPool3dBackward0',
         (), ()),
     'avg_pool1d': CompileOp(
-        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 4382,
+        'avg_pool1d', 'avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor', 4386,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)',
@@ -3213,7 +3213,7 @@ OPS = {
         False, 'AvgPool1dBackward0',
         (), ()),
     'avg_pool2d': CompileOp(
-        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4393,
+        'avg_pool2d', 'avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4397,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)',
@@ -3222,7 +3222,7 @@ OPS = {
         False, 'AvgPool2dBackward0',
         (), ()),
     'avg_pool3d': CompileOp(
-        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4408,
+        'avg_pool3d', 'avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor', 4412,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]?', None, True, False), CompileArg('padding', 'int[]', 0, True, False), CompileArg('ceil_mode', 'bool', False, True, False), CompileArg('count_include_pad', 'bool', True, True, False), CompileArg('divisor_override', 'int?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_array(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)',
@@ -3231,7 +3231,7 @@ OPS = {
         False, 'AvgPool3dBackward0',
         (), ()),
     'avg_pool_backward': CompileOp(
-        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 4421,
+        'avg_pool_backward', 'avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor', 4425,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('kernel_size', 'int[]', None, False, False), CompileArg('stride', 'int[]', None, False, False), CompileArg('padding', 'int[]', None, False, False), CompileArg('ceil_mode', 'bool', None, False, False), CompileArg('count_include_pad', 'bool', None, False, False), CompileArg('divisor_override', 'int?', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'avg_pool_backward_array(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)',
@@ -3240,7 +3240,7 @@ OPS = {
         False, 'AvgPoolBackwardBackward0',
         (), ()),
     'adaptive_avg_pool1d': CompileOp(
-        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 4435,
+        'adaptive_avg_pool1d', 'adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor', 4439,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 1)',
@@ -3249,7 +3249,7 @@ OPS = {
         False, 'AdaptiveAvgPool1dBackward0',
         (), ()),
     'adaptive_avg_pool2d': CompileOp(
-        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 4445,
+        'adaptive_avg_pool2d', 'adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor', 4449,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 2)',
@@ -3258,7 +3258,7 @@ OPS = {
         False, 'AdaptiveAvgPool2dBackward0',
         (), ()),
     'adaptive_avg_pool3d': CompileOp(
-        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 4457,
+        'adaptive_avg_pool3d', 'adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor', 4461,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('output_size', 'int[]', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'adaptive_avg_pool_array(input, output_size, 3)',
@@ -3267,7 +3267,7 @@ OPS = {
         False, 'AdaptiveAvgPool3dBackward0',
         (), ()),
     'pad': CompileOp(
-        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 4470,
+        'pad', 'pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor', 4474,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', 'constant', True, False), CompileArg('value', 'float?', None, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_array(input, pad, mode, value)',
@@ -3276,7 +3276,7 @@ OPS = {
         False, 'PadBackward0',
         (), ()),
     'pad_backward': CompileOp(
-        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 4485,
+        'pad_backward', 'pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor', 4489,
         (CompileArg('output_grad', 'Tensor', None, False, False), CompileArg('input_size', 'int[]', None, False, False), CompileArg('pad', 'int[]', None, False, False), CompileArg('mode', 'str', None, False, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'pad_backward_array(output_grad, input_size, pad, mode)',
@@ -3285,7 +3285,7 @@ OPS = {
         False, 'PadBackwardBackward0',
         (), ()),
     'embedding': CompileOp(
-        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 4498,
+        'embedding', 'embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor', 4502,
         (CompileArg('input', 'Tensor', None, False, False), CompileArg('weight', 'Tensor', None, False, False), CompileArg('padding_idx', 'int?', None, True, False), CompileArg('max_norm', 'float?', None, True, False), CompileArg('norm_type', 'float', 2.0, True, False), CompileArg('scale_grad_by_freq', 'bool', False, True, False), CompileArg('sparse', 'bool', False, True, False), ),
         (CompileOutput('result', 'Tensor', True), ),
         'embedding_array(input, weight, padding_idx, max_norm, sparse)',

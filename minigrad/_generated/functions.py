@@ -103,7 +103,7 @@ return_types_max_pool3d_with_indices = namedtuple("max_pool3d_with_indices", ('o
 def sum_to_size(input, size):
     """sum_to_size(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:144):
+    Derivatives (derivatives.yaml:147):
         self: expand(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -150,7 +150,7 @@ def sum_to_size(input, size):
 def _to_copy(input, dtype):
     """_to_copy(Tensor self, ScalarType dtype) -> Tensor
 
-    Derivatives (derivatives.yaml:153):
+    Derivatives (derivatives.yaml:156):
         self: _to_copy(grad, self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -198,7 +198,7 @@ def _to_copy(input, dtype):
 def _to_device(input, device):
     """_to_device(Tensor self, Device device) -> Tensor
 
-    Derivatives (derivatives.yaml:161):
+    Derivatives (derivatives.yaml:164):
         self: to_device_like(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -245,7 +245,7 @@ def _to_device(input, device):
 def _fill(input, value):
     """_fill(Tensor self, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:168):
+    Derivatives (derivatives.yaml:171):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -293,7 +293,7 @@ def _fill(input, value):
 def _copy_from(input, src):
     """_copy_from(Tensor self, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:175):
+    Derivatives (derivatives.yaml:178):
         self: zeros_like(grad)
         src: sum_to(grad, src.shape)
     """
@@ -348,7 +348,7 @@ def _copy_from(input, src):
 def _index_put(input, index, values):
     """_index_put(Tensor self, Index index, Tensor values) -> Tensor
 
-    Derivatives (derivatives.yaml:186):
+    Derivatives (derivatives.yaml:189):
         self: where(outside_index(self.shape, index, grad), grad, 0.0)
         values: sum_to(getitem(grad, index), values.shape)
     """
@@ -407,7 +407,7 @@ def _index_put(input, index, values):
 def clone(input):
     """clone(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:203):
+    Derivatives (derivatives.yaml:206):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -455,7 +455,7 @@ def clone(input):
 def neg(input):
     """neg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:210):
+    Derivatives (derivatives.yaml:213):
         self: neg(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -506,7 +506,7 @@ def neg(input):
 def exp(input):
     """exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:222):
+    Derivatives (derivatives.yaml:225):
         self: grad * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -555,7 +555,7 @@ def exp(input):
 def log(input):
     """log(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:234):
+    Derivatives (derivatives.yaml:237):
         self: grad / self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -604,7 +604,7 @@ def log(input):
 def sqrt(input):
     """sqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:246):
+    Derivatives (derivatives.yaml:249):
         self: grad / (2 * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -653,7 +653,7 @@ def sqrt(input):
 def sin(input):
     """sin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:262):
+    Derivatives (derivatives.yaml:265):
         self: grad * cos(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -708,7 +708,7 @@ def sin(input):
 def cos(input):
     """cos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:274):
+    Derivatives (derivatives.yaml:277):
         self: -(grad * sin(self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -763,7 +763,7 @@ def cos(input):
 def tanh(input):
     """tanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:286):
+    Derivatives (derivatives.yaml:289):
         self: grad * (1 - result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -818,7 +818,7 @@ def tanh(input):
 def sigmoid(input):
     """sigmoid(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:298):
+    Derivatives (derivatives.yaml:301):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -867,7 +867,7 @@ def sigmoid(input):
 def abs(input):
     """abs(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:312):
+    Derivatives (derivatives.yaml:315):
         self: grad * sign(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -918,7 +918,7 @@ def abs(input):
 def sign(input):
     """sign(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:329):
+    Derivatives (derivatives.yaml:332):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -964,7 +964,7 @@ def sign(input):
 def exp2(input):
     """exp2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:341):
+    Derivatives (derivatives.yaml:344):
         self: grad * result * 0.6931471805599453
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1019,7 +1019,7 @@ def exp2(input):
 def expm1(input):
     """expm1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:353):
+    Derivatives (derivatives.yaml:356):
         self: grad * (result + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1068,7 +1068,7 @@ def expm1(input):
 def log2(input):
     """log2(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:365):
+    Derivatives (derivatives.yaml:368):
         self: grad / (self * 0.6931471805599453)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1117,7 +1117,7 @@ def log2(input):
 def log10(input):
     """log10(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:376):
+    Derivatives (derivatives.yaml:379):
         self: grad / (self * 2.302585092994046)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1166,7 +1166,7 @@ def log10(input):
 def log1p(input):
     """log1p(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:387):
+    Derivatives (derivatives.yaml:390):
         self: grad / (self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1215,7 +1215,7 @@ def log1p(input):
 def rsqrt(input):
     """rsqrt(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:399):
+    Derivatives (derivatives.yaml:402):
         self: -0.5 * grad * result * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1264,7 +1264,7 @@ def rsqrt(input):
 def square(input):
     """square(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:410):
+    Derivatives (derivatives.yaml:413):
         self: grad * 2 * self
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1311,7 +1311,7 @@ def square(input):
 def reciprocal(input):
     """reciprocal(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:420):
+    Derivatives (derivatives.yaml:423):
         self: -grad * result * result
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1360,7 +1360,7 @@ def reciprocal(input):
 def tan(input):
     """tan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:433):
+    Derivatives (derivatives.yaml:436):
         self: grad * (1 + result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1415,7 +1415,7 @@ def tan(input):
 def asin(input):
     """asin(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:444):
+    Derivatives (derivatives.yaml:447):
         self: grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1464,7 +1464,7 @@ def asin(input):
 def acos(input):
     """acos(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:455):
+    Derivatives (derivatives.yaml:458):
         self: -grad / sqrt(1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1513,7 +1513,7 @@ def acos(input):
 def atan(input):
     """atan(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:466):
+    Derivatives (derivatives.yaml:469):
         self: grad / (self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1568,7 +1568,7 @@ def atan(input):
 def sinh(input):
     """sinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:477):
+    Derivatives (derivatives.yaml:480):
         self: grad * cosh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1617,7 +1617,7 @@ def sinh(input):
 def cosh(input):
     """cosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:488):
+    Derivatives (derivatives.yaml:491):
         self: grad * sinh(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1666,7 +1666,7 @@ def cosh(input):
 def asinh(input):
     """asinh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:499):
+    Derivatives (derivatives.yaml:502):
         self: grad / sqrt(self * self + 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1717,7 +1717,7 @@ def asinh(input):
 def acosh(input):
     """acosh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:510):
+    Derivatives (derivatives.yaml:513):
         self: grad / sqrt((self - 1) * (self + 1))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1766,7 +1766,7 @@ def acosh(input):
 def atanh(input):
     """atanh(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:521):
+    Derivatives (derivatives.yaml:524):
         self: grad / (1 - self * self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1815,7 +1815,7 @@ def atanh(input):
 def floor(input):
     """floor(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:535):
+    Derivatives (derivatives.yaml:538):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1865,7 +1865,7 @@ def floor(input):
 def ceil(input):
     """ceil(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:545):
+    Derivatives (derivatives.yaml:548):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1915,7 +1915,7 @@ def ceil(input):
 def round(input, *, decimals=0):
     """round(Tensor self, *, int decimals=0) -> Tensor
 
-    Derivatives (derivatives.yaml:556):
+    Derivatives (derivatives.yaml:559):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -1963,7 +1963,7 @@ def round(input, *, decimals=0):
 def trunc(input):
     """trunc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:567):
+    Derivatives (derivatives.yaml:570):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2013,7 +2013,7 @@ def trunc(input):
 def fix(input):
     """fix(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:577):
+    Derivatives (derivatives.yaml:580):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2063,7 +2063,7 @@ def fix(input):
 def frac(input):
     """frac(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:587):
+    Derivatives (derivatives.yaml:590):
         self: grad
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2111,7 +2111,7 @@ def frac(input):
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor
 
-    Derivatives (derivatives.yaml:599):
+    Derivatives (derivatives.yaml:602):
         self: grad * finite_mask(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2158,7 +2158,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def deg2rad(input):
     """deg2rad(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:609):
+    Derivatives (derivatives.yaml:612):
         self: grad * 0.017453292519943295
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2206,7 +2206,7 @@ def deg2rad(input):
 def rad2deg(input):
     """rad2deg(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:615):
+    Derivatives (derivatives.yaml:618):
         self: grad * 57.29577951308232
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2254,7 +2254,7 @@ def rad2deg(input):
 def add(input, other, *, alpha=1):
     """add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:626):
+    Derivatives (derivatives.yaml:629):
         self: sum_to(grad, self.shape)
         other: sum_to(maybe_multiply(grad, alpha), other.shape)
     """
@@ -2327,7 +2327,7 @@ def add(input, other, *, alpha=1):
 def sub(input, other, *, alpha=1):
     """sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:641):
+    Derivatives (derivatives.yaml:644):
         self: sum_to(grad, self.shape)
         other: sum_to(-maybe_multiply(grad, alpha), other.shape)
     """
@@ -2403,7 +2403,7 @@ def sub(input, other, *, alpha=1):
 def mul(input, other):
     """mul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:657):
+    Derivatives (derivatives.yaml:660):
         self: sum_to(grad * other, self.shape)
         other: sum_to(grad * self, other.shape)
     """
@@ -2477,7 +2477,7 @@ def mul(input, other):
 def div_default(input, other):
     """div(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:672):
+    Derivatives (derivatives.yaml:675):
         self: sum_to(grad / other, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape)
     """
@@ -2539,7 +2539,7 @@ def div_default(input, other):
 def pow(input, exponent):
     """pow(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:694):
+    Derivatives (derivatives.yaml:697):
         self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
         exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
     """
@@ -2603,7 +2603,7 @@ def pow(input, exponent):
 def maximum(input, other):
     """maximum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:717):
+    Derivatives (derivatives.yaml:721):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -2666,7 +2666,7 @@ def maximum(input, other):
 def minimum(input, other):
     """minimum(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:733):
+    Derivatives (derivatives.yaml:737):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -2729,7 +2729,7 @@ def minimum(input, other):
 def where(condition, input, other):
     """where(Tensor condition, Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:749):
+    Derivatives (derivatives.yaml:753):
         self: sum_to(where(condition, grad, 0.0), self.shape)
         other: sum_to(where(condition, 0.0, grad), other.shape)
         condition: non_differentiable
@@ -2789,7 +2789,7 @@ def where(condition, input, other):
 def clamp_default(input, min=None, max=None):
     """clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:767):
+    Derivatives (derivatives.yaml:771):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2838,7 +2838,7 @@ def clamp_default(input, min=None, max=None):
 def clamp_Tensor(input, min=None, max=None):
     """clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:787):
+    Derivatives (derivatives.yaml:791):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -2904,7 +2904,7 @@ def clamp_Tensor(input, min=None, max=None):
 def clip_default(input, min=None, max=None):
     """clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:802):
+    Derivatives (derivatives.yaml:806):
         self: masked(grad, clamp_mask(self, min, max))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -2953,7 +2953,7 @@ def clip_default(input, min=None, max=None):
 def clip_Tensor(input, min=None, max=None):
     """clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 
-    Derivatives (derivatives.yaml:811):
+    Derivatives (derivatives.yaml:815):
         self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
         min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
         max: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)
@@ -3019,7 +3019,7 @@ def clip_Tensor(input, min=None, max=None):
 def div_Tensor_mode(input, other, *, rounding_mode):
     """div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 
-    Derivatives (derivatives.yaml:827):
+    Derivatives (derivatives.yaml:831):
         self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
         other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
     """
@@ -3081,7 +3081,7 @@ def div_Tensor_mode(input, other, *, rounding_mode):
 def floor_divide(input, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:840):
+    Derivatives (derivatives.yaml:844):
         self: zeros_shaped(grad, self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -3142,7 +3142,7 @@ def floor_divide(input, other):
 def remainder(input, other):
     """remainder(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:854):
+    Derivatives (derivatives.yaml:858):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
     """
@@ -3204,7 +3204,7 @@ def remainder(input, other):
 def fmod(input, other):
     """fmod(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:869):
+    Derivatives (derivatives.yaml:873):
         self: sum_to(grad, self.shape)
         other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
     """
@@ -3266,7 +3266,7 @@ def fmod(input, other):
 def float_power(input, exponent):
     """float_power(Tensor self, Tensor exponent) -> Tensor
 
-    Derivatives (derivatives.yaml:883):
+    Derivatives (derivatives.yaml:887):
         self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
         exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
     """
@@ -3330,7 +3330,7 @@ def float_power(input, exponent):
 def fmax(input, other):
     """fmax(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:896):
+    Derivatives (derivatives.yaml:900):
         self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
     """
@@ -3393,7 +3393,7 @@ def fmax(input, other):
 def fmin(input, other):
     """fmin(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:908):
+    Derivatives (derivatives.yaml:912):
         self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
         other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
     """
@@ -3456,7 +3456,7 @@ def fmin(input, other):
 def atan2(input, other):
     """atan2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:920):
+    Derivatives (derivatives.yaml:924):
         self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
         other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
     """
@@ -3521,7 +3521,7 @@ def atan2(input, other):
 def hypot(input, other):
     """hypot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:933):
+    Derivatives (derivatives.yaml:937):
         self: sum_to(grad * self / result, self.shape)
         other: sum_to(grad * other / result, other.shape)
     """
@@ -3587,7 +3587,7 @@ def hypot(input, other):
 def logaddexp(input, other):
     """logaddexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:946):
+    Derivatives (derivatives.yaml:950):
         self: sum_to(grad / (1 + exp(other - self)), self.shape)
         other: sum_to(grad / (1 + exp(self - other)), other.shape)
     """
@@ -3652,7 +3652,7 @@ def logaddexp(input, other):
 def logaddexp2(input, other):
     """logaddexp2(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:958):
+    Derivatives (derivatives.yaml:962):
         self: sum_to(grad / (1 + exp2(other - self)), self.shape)
         other: sum_to(grad / (1 + exp2(self - other)), other.shape)
     """
@@ -3717,7 +3717,7 @@ def logaddexp2(input, other):
 def copysign(input, other):
     """copysign(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:970):
+    Derivatives (derivatives.yaml:974):
         self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
         other: zeros_shaped(grad, other.shape)
     """
@@ -3784,7 +3784,7 @@ def copysign(input, other):
 def xlogy(input, other):
     """xlogy(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:985):
+    Derivatives (derivatives.yaml:989):
         self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / other, other.shape)
     """
@@ -3846,7 +3846,7 @@ def xlogy(input, other):
 def lerp_Scalar(input, end, weight):
     """lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1000):
+    Derivatives (derivatives.yaml:1004):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
     """
@@ -3907,7 +3907,7 @@ def lerp_Scalar(input, end, weight):
 def lerp_Tensor(input, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 
-    Derivatives (derivatives.yaml:1013):
+    Derivatives (derivatives.yaml:1017):
         self: sum_to(grad * (1 - weight), self.shape)
         end: sum_to(grad * weight, end.shape)
         weight: sum_to(grad * (end - self), weight.shape)
@@ -3976,7 +3976,7 @@ def lerp_Tensor(input, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1027):
+    Derivatives (derivatives.yaml:1031):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
         tensor2: sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)
@@ -4044,7 +4044,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 
-    Derivatives (derivatives.yaml:1042):
+    Derivatives (derivatives.yaml:1046):
         self: sum_to(grad, self.shape)
         tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
         tensor2: sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)
@@ -4111,7 +4111,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
 def logit(input, eps=None):
     """logit(Tensor self, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1060):
+    Derivatives (derivatives.yaml:1064):
         self: logit_grad(grad, self, eps)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4161,7 +4161,7 @@ def logit(input, eps=None):
 def erf(input):
     """erf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1073):
+    Derivatives (derivatives.yaml:1077):
         self: grad * 1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4210,7 +4210,7 @@ def erf(input):
 def erfc(input):
     """erfc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1085):
+    Derivatives (derivatives.yaml:1089):
         self: grad * -1.1283791670955126 * exp(-(self * self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4259,7 +4259,7 @@ def erfc(input):
 def erfinv(input):
     """erfinv(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1097):
+    Derivatives (derivatives.yaml:1101):
         self: grad * 0.886226925452758 * exp(result * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4308,7 +4308,7 @@ def erfinv(input):
 def lgamma(input):
     """lgamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1109):
+    Derivatives (derivatives.yaml:1113):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4357,7 +4357,7 @@ def lgamma(input):
 def digamma(input):
     """digamma(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1120):
+    Derivatives (derivatives.yaml:1124):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4406,7 +4406,7 @@ def digamma(input):
 def polygamma(n, input):
     """polygamma(int n, Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1133):
+    Derivatives (derivatives.yaml:1137):
         self: grad * polygamma(n + 1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4456,7 +4456,7 @@ def polygamma(n, input):
 def special_gammaln(input):
     """special_gammaln(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1146):
+    Derivatives (derivatives.yaml:1150):
         self: grad * digamma(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4505,7 +4505,7 @@ def special_gammaln(input):
 def special_psi(input):
     """special_psi(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1157):
+    Derivatives (derivatives.yaml:1161):
         self: grad * polygamma(1, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4554,7 +4554,7 @@ def special_psi(input):
 def special_expit(input):
     """special_expit(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1168):
+    Derivatives (derivatives.yaml:1172):
         self: grad * result * (1 - result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4603,7 +4603,7 @@ def special_expit(input):
 def sinc(input):
     """sinc(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1180):
+    Derivatives (derivatives.yaml:1184):
         self: sinc_grad(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4654,7 +4654,7 @@ def sinc(input):
 def special_ndtr(input):
     """special_ndtr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1202):
+    Derivatives (derivatives.yaml:1206):
         self: grad * exp(self * self * -0.5) * 0.3989422804014327
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4703,7 +4703,7 @@ def special_ndtr(input):
 def special_ndtri(input):
     """special_ndtri(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1213):
+    Derivatives (derivatives.yaml:1217):
         self: grad * 2.5066282746310002 * exp(result * result * 0.5)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4754,7 +4754,7 @@ def special_ndtri(input):
 def special_log_ndtr(input):
     """special_log_ndtr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1225):
+    Derivatives (derivatives.yaml:1229):
         self: grad * 0.3989422804014327 * exp(-(result + self * self * 0.5))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4806,7 +4806,7 @@ def special_log_ndtr(input):
 def i0(input):
     """i0(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1237):
+    Derivatives (derivatives.yaml:1241):
         self: grad * special_i1(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4855,7 +4855,7 @@ def i0(input):
 def special_i0e(input):
     """special_i0e(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1249):
+    Derivatives (derivatives.yaml:1253):
         self: grad * (special_i1e(self) - sign(self) * result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4905,7 +4905,7 @@ def special_i0e(input):
 def special_i1(input):
     """special_i1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1261):
+    Derivatives (derivatives.yaml:1265):
         self: i1_grad(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -4955,7 +4955,7 @@ def special_i1(input):
 def special_i1e(input):
     """special_i1e(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1273):
+    Derivatives (derivatives.yaml:1277):
         self: i1e_grad(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5005,7 +5005,7 @@ def special_i1e(input):
 def special_erfcx(input):
     """special_erfcx(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1284):
+    Derivatives (derivatives.yaml:1288):
         self: grad * (2.0 * self * result - 1.1283791670955126)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5057,7 +5057,7 @@ def special_erfcx(input):
 def special_entr(input):
     """special_entr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1297):
+    Derivatives (derivatives.yaml:1301):
         self: grad * -(1 + log(self))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5106,7 +5106,7 @@ def special_entr(input):
 def special_xlog1py(input, other):
     """special_xlog1py(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1309):
+    Derivatives (derivatives.yaml:1313):
         self: sum_to(xlog1py_grad_self(grad, self, other), self.shape)
         other: sum_to(grad * self / (other + 1), other.shape)
     """
@@ -5168,7 +5168,7 @@ def special_xlog1py(input, other):
 def special_zeta(input, other):
     """special_zeta(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1324):
+    Derivatives (derivatives.yaml:1328):
         self: not_implemented("zeta")
         other: sum_to(grad * -self * special_zeta(self + 1.0, other), other.shape)
     """
@@ -5230,7 +5230,7 @@ def special_zeta(input, other):
 def igamma(input, other):
     """igamma(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1339):
+    Derivatives (derivatives.yaml:1343):
         self: not_implemented("igamma: input")
         other: sum_to(igamma_grad_other(grad, self, other), other.shape)
     """
@@ -5290,7 +5290,7 @@ def igamma(input, other):
 def igammac(input, other):
     """igammac(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1350):
+    Derivatives (derivatives.yaml:1354):
         self: not_implemented("igammac: input")
         other: sum_to(-igamma_grad_other(grad, self, other), other.shape)
     """
@@ -5350,7 +5350,7 @@ def igammac(input, other):
 def mvlgamma(input, p):
     """mvlgamma(Tensor self, int p) -> Tensor
 
-    Derivatives (derivatives.yaml:1362):
+    Derivatives (derivatives.yaml:1366):
         self: mvlgamma_grad(grad, self, p)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5402,7 +5402,7 @@ def mvlgamma(input, p):
 def special_bessel_j0(input):
     """special_bessel_j0(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1378):
+    Derivatives (derivatives.yaml:1382):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5421,7 +5421,7 @@ def special_bessel_j0(input):
 def special_bessel_j1(input):
     """special_bessel_j1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1387):
+    Derivatives (derivatives.yaml:1391):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5440,7 +5440,7 @@ def special_bessel_j1(input):
 def special_bessel_y0(input):
     """special_bessel_y0(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1396):
+    Derivatives (derivatives.yaml:1400):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5459,7 +5459,7 @@ def special_bessel_y0(input):
 def special_bessel_y1(input):
     """special_bessel_y1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1405):
+    Derivatives (derivatives.yaml:1409):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5478,7 +5478,7 @@ def special_bessel_y1(input):
 def special_modified_bessel_i0(input):
     """special_modified_bessel_i0(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1414):
+    Derivatives (derivatives.yaml:1418):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5497,7 +5497,7 @@ def special_modified_bessel_i0(input):
 def special_modified_bessel_i1(input):
     """special_modified_bessel_i1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1423):
+    Derivatives (derivatives.yaml:1427):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5516,7 +5516,7 @@ def special_modified_bessel_i1(input):
 def special_modified_bessel_k0(input):
     """special_modified_bessel_k0(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1432):
+    Derivatives (derivatives.yaml:1436):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5535,7 +5535,7 @@ def special_modified_bessel_k0(input):
 def special_modified_bessel_k1(input):
     """special_modified_bessel_k1(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1441):
+    Derivatives (derivatives.yaml:1445):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -5554,7 +5554,7 @@ def special_modified_bessel_k1(input):
 def special_scaled_modified_bessel_k0(x):
     """special_scaled_modified_bessel_k0(Tensor x) -> Tensor
 
-    Derivatives (derivatives.yaml:1450):
+    Derivatives (derivatives.yaml:1454):
         x: non_differentiable
     """
     if x.__class__ is not Tensor and x.__class__ is not Parameter or x._data.dtype.itemsize == 2:
@@ -5572,7 +5572,7 @@ def special_scaled_modified_bessel_k0(x):
 def special_scaled_modified_bessel_k1(x):
     """special_scaled_modified_bessel_k1(Tensor x) -> Tensor
 
-    Derivatives (derivatives.yaml:1459):
+    Derivatives (derivatives.yaml:1463):
         x: non_differentiable
     """
     if x.__class__ is not Tensor and x.__class__ is not Parameter or x._data.dtype.itemsize == 2:
@@ -5590,7 +5590,7 @@ def special_scaled_modified_bessel_k1(x):
 def special_spherical_bessel_j0(x):
     """special_spherical_bessel_j0(Tensor x) -> Tensor
 
-    Derivatives (derivatives.yaml:1468):
+    Derivatives (derivatives.yaml:1472):
         x: non_differentiable
     """
     if x.__class__ is not Tensor and x.__class__ is not Parameter or x._data.dtype.itemsize == 2:
@@ -5608,7 +5608,7 @@ def special_spherical_bessel_j0(x):
 def special_airy_ai(x):
     """special_airy_ai(Tensor x) -> Tensor
 
-    Derivatives (derivatives.yaml:1477):
+    Derivatives (derivatives.yaml:1481):
         x: non_differentiable
     """
     if x.__class__ is not Tensor and x.__class__ is not Parameter or x._data.dtype.itemsize == 2:
@@ -5626,7 +5626,7 @@ def special_airy_ai(x):
 def special_chebyshev_polynomial_t(x, n):
     """special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1488):
+    Derivatives (derivatives.yaml:1492):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5650,7 +5650,7 @@ def special_chebyshev_polynomial_t(x, n):
 def special_chebyshev_polynomial_u(x, n):
     """special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1499):
+    Derivatives (derivatives.yaml:1503):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5674,7 +5674,7 @@ def special_chebyshev_polynomial_u(x, n):
 def special_chebyshev_polynomial_v(x, n):
     """special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1510):
+    Derivatives (derivatives.yaml:1514):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5698,7 +5698,7 @@ def special_chebyshev_polynomial_v(x, n):
 def special_chebyshev_polynomial_w(x, n):
     """special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1521):
+    Derivatives (derivatives.yaml:1525):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5722,7 +5722,7 @@ def special_chebyshev_polynomial_w(x, n):
 def special_shifted_chebyshev_polynomial_t(x, n):
     """special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1532):
+    Derivatives (derivatives.yaml:1536):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5746,7 +5746,7 @@ def special_shifted_chebyshev_polynomial_t(x, n):
 def special_shifted_chebyshev_polynomial_u(x, n):
     """special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1543):
+    Derivatives (derivatives.yaml:1547):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5770,7 +5770,7 @@ def special_shifted_chebyshev_polynomial_u(x, n):
 def special_shifted_chebyshev_polynomial_v(x, n):
     """special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1554):
+    Derivatives (derivatives.yaml:1558):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5794,7 +5794,7 @@ def special_shifted_chebyshev_polynomial_v(x, n):
 def special_shifted_chebyshev_polynomial_w(x, n):
     """special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1565):
+    Derivatives (derivatives.yaml:1569):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5818,7 +5818,7 @@ def special_shifted_chebyshev_polynomial_w(x, n):
 def special_hermite_polynomial_h(x, n):
     """special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1576):
+    Derivatives (derivatives.yaml:1580):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5842,7 +5842,7 @@ def special_hermite_polynomial_h(x, n):
 def special_hermite_polynomial_he(x, n):
     """special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1587):
+    Derivatives (derivatives.yaml:1591):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5866,7 +5866,7 @@ def special_hermite_polynomial_he(x, n):
 def special_laguerre_polynomial_l(x, n):
     """special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1598):
+    Derivatives (derivatives.yaml:1602):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5890,7 +5890,7 @@ def special_laguerre_polynomial_l(x, n):
 def special_legendre_polynomial_p(x, n):
     """special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
 
-    Derivatives (derivatives.yaml:1609):
+    Derivatives (derivatives.yaml:1613):
         x: non_differentiable
         n: non_differentiable
     """
@@ -5914,7 +5914,7 @@ def special_legendre_polynomial_p(x, n):
 def sum(input, dim=None, keepdim=False, *, dtype=None):
     """sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1625):
+    Derivatives (derivatives.yaml:1629):
         self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -5963,7 +5963,7 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
 def mean(input, dim=None, keepdim=False, *, dtype=None):
     """mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1641):
+    Derivatives (derivatives.yaml:1645):
         self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6012,7 +6012,7 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
 def amax(input, dim=None, keepdim=False):
     """amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1656):
+    Derivatives (derivatives.yaml:1660):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6061,7 +6061,7 @@ def amax(input, dim=None, keepdim=False):
 def amin(input, dim=None, keepdim=False):
     """amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1674):
+    Derivatives (derivatives.yaml:1678):
         self: spread_to_extrema(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6110,7 +6110,7 @@ def amin(input, dim=None, keepdim=False):
 def max_dim(input, dim, keepdim=False):
     """max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1684):
+    Derivatives (derivatives.yaml:1688):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6150,7 +6150,7 @@ def max_dim(input, dim, keepdim=False):
 def max_default(input):
     """max(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1700):
+    Derivatives (derivatives.yaml:1704):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6198,7 +6198,7 @@ def max_default(input):
 def min_dim(input, dim, keepdim=False):
     """min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1713):
+    Derivatives (derivatives.yaml:1717):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6238,7 +6238,7 @@ def min_dim(input, dim, keepdim=False):
 def min_default(input):
     """min(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1722):
+    Derivatives (derivatives.yaml:1726):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6286,7 +6286,7 @@ def min_default(input):
 def max_other(input, other):
     """max.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1734):
+    Derivatives (derivatives.yaml:1738):
         self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
     """
@@ -6349,7 +6349,7 @@ def max_other(input, other):
 def min_other(input, other):
     """min.other(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:1745):
+    Derivatives (derivatives.yaml:1749):
         self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
         other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
     """
@@ -6412,7 +6412,7 @@ def min_other(input, other):
 def logsumexp(input, dim, keepdim=False):
     """logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1756):
+    Derivatives (derivatives.yaml:1760):
         self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6464,7 +6464,7 @@ def logsumexp(input, dim, keepdim=False):
 def prod(input, dim=None, keepdim=False, *, dtype=None):
     """prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1773):
+    Derivatives (derivatives.yaml:1777):
         self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6515,7 +6515,7 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
 def cumsum(input, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1792):
+    Derivatives (derivatives.yaml:1796):
         self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6563,7 +6563,7 @@ def cumsum(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1806):
+    Derivatives (derivatives.yaml:1810):
         self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6613,7 +6613,7 @@ def cumprod(input, dim, *, dtype=None):
 def logcumsumexp(input, dim):
     """logcumsumexp(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:1821):
+    Derivatives (derivatives.yaml:1825):
         self: logcumsumexp_backward(grad, self, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6664,7 +6664,7 @@ def logcumsumexp(input, dim):
 def var_default(input, dim=None, *, correction=None, keepdim=False):
     """var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1833):
+    Derivatives (derivatives.yaml:1837):
         self: var_backward(grad, self, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6714,7 +6714,7 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
 def std_default(input, dim=None, *, correction=None, keepdim=False):
     """std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1845):
+    Derivatives (derivatives.yaml:1849):
         self: std_backward(grad, self, result, dim, correction, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6765,7 +6765,7 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
 def var_dim(input, dim, unbiased=True, keepdim=False):
     """var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1859):
+    Derivatives (derivatives.yaml:1863):
         self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6815,7 +6815,7 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
 def var_unbiased(input, unbiased=True):
     """var.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1867):
+    Derivatives (derivatives.yaml:1871):
         self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6863,7 +6863,7 @@ def var_unbiased(input, unbiased=True):
 def std_dim(input, dim, unbiased=True, keepdim=False):
     """std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:1875):
+    Derivatives (derivatives.yaml:1879):
         self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6914,7 +6914,7 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
 def std_unbiased(input, unbiased=True):
     """std.unbiased(Tensor self, bool unbiased=True) -> Tensor
 
-    Derivatives (derivatives.yaml:1883):
+    Derivatives (derivatives.yaml:1887):
         self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -6963,7 +6963,7 @@ def std_unbiased(input, unbiased=True):
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)
 
-    Derivatives (derivatives.yaml:1891):
+    Derivatives (derivatives.yaml:1895):
         self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7006,7 +7006,7 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)
 
-    Derivatives (derivatives.yaml:1902):
+    Derivatives (derivatives.yaml:1906):
         self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7050,7 +7050,7 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1913):
+    Derivatives (derivatives.yaml:1917):
         self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7099,7 +7099,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     """nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:1922):
+    Derivatives (derivatives.yaml:1926):
         self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7148,7 +7148,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def median_dim(input, dim, keepdim=False):
     """median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1933):
+    Derivatives (derivatives.yaml:1937):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7190,7 +7190,7 @@ def median_dim(input, dim, keepdim=False):
 def median_default(input):
     """median(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1943):
+    Derivatives (derivatives.yaml:1947):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7240,7 +7240,7 @@ def median_default(input):
 def nanmedian_dim(input, dim, keepdim=False):
     """nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1956):
+    Derivatives (derivatives.yaml:1960):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7282,7 +7282,7 @@ def nanmedian_dim(input, dim, keepdim=False):
 def nanmedian_default(input):
     """nanmedian(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:1966):
+    Derivatives (derivatives.yaml:1970):
         self: evenly_distribute(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7332,7 +7332,7 @@ def nanmedian_default(input):
 def cummax(input, dim):
     """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1975):
+    Derivatives (derivatives.yaml:1979):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7370,7 +7370,7 @@ def cummax(input, dim):
 def cummin(input, dim):
     """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:1984):
+    Derivatives (derivatives.yaml:1988):
         self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7408,7 +7408,7 @@ def cummin(input, dim):
 def aminmax(input, *, dim=None, keepdim=False):
     """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
 
-    Derivatives (derivatives.yaml:1993):
+    Derivatives (derivatives.yaml:1997):
         self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7448,7 +7448,7 @@ def aminmax(input, *, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2003):
+    Derivatives (derivatives.yaml:2007):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -7465,7 +7465,7 @@ def argmax(input, dim=None, keepdim=False):
 def argmin(input, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2012):
+    Derivatives (derivatives.yaml:2016):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -7482,7 +7482,7 @@ def argmin(input, dim=None, keepdim=False):
 def any(input, dim=None, keepdim=False):
     """any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2020):
+    Derivatives (derivatives.yaml:2024):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -7497,7 +7497,7 @@ def any(input, dim=None, keepdim=False):
 def all(input, dim=None, keepdim=False):
     """all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2029):
+    Derivatives (derivatives.yaml:2033):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -7512,7 +7512,7 @@ def all(input, dim=None, keepdim=False):
 def count_nonzero(input, dim=None):
     """count_nonzero(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2038):
+    Derivatives (derivatives.yaml:2042):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -7527,7 +7527,7 @@ def count_nonzero(input, dim=None):
 def sort(input, dim=-1, descending=False, *, stable=False):
     """sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:2050):
+    Derivatives (derivatives.yaml:2054):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7565,7 +7565,7 @@ def sort(input, dim=-1, descending=False, *, stable=False):
 def argsort(input, dim=-1, descending=False, *, stable=False):
     """argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2064):
+    Derivatives (derivatives.yaml:2068):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -7580,7 +7580,7 @@ def argsort(input, dim=-1, descending=False, *, stable=False):
 def msort(input):
     """msort(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2070):
+    Derivatives (derivatives.yaml:2074):
         self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7628,7 +7628,7 @@ def msort(input):
 def topk(input, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:2077):
+    Derivatives (derivatives.yaml:2081):
         self: gather_backward(grad_values, dim, indices, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7668,7 +7668,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 
-    Derivatives (derivatives.yaml:2087):
+    Derivatives (derivatives.yaml:2091):
         self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7708,7 +7708,7 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 def reshape(input, shape):
     """reshape(Tensor self, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2103):
+    Derivatives (derivatives.yaml:2107):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7744,7 +7744,7 @@ def reshape(input, shape):
 def transpose(input, dim0, dim1):
     """transpose(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:2116):
+    Derivatives (derivatives.yaml:2120):
         self: transpose(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7779,7 +7779,7 @@ def transpose(input, dim0, dim1):
 def permute(input, dims):
     """permute(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:2128):
+    Derivatives (derivatives.yaml:2132):
         self: permute(grad, inverse_permutation(dims))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7813,7 +7813,7 @@ def permute(input, dims):
 def expand(input, size):
     """expand(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:2140):
+    Derivatives (derivatives.yaml:2144):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7849,7 +7849,7 @@ def expand(input, size):
 def squeeze(input, dim=None):
     """squeeze(Tensor self, int[]? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2154):
+    Derivatives (derivatives.yaml:2158):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7883,7 +7883,7 @@ def squeeze(input, dim=None):
 def unsqueeze(input, dim):
     """unsqueeze(Tensor self, int dim) -> Tensor
 
-    Derivatives (derivatives.yaml:2169):
+    Derivatives (derivatives.yaml:2173):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7919,7 +7919,7 @@ def unsqueeze(input, dim):
 def view(input, size):
     """view(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:2181):
+    Derivatives (derivatives.yaml:2185):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7953,7 +7953,7 @@ def view(input, size):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2194):
+    Derivatives (derivatives.yaml:2198):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -7987,7 +7987,7 @@ def flatten(input, start_dim=0, end_dim=-1):
 def unflatten(input, dim, sizes):
     """unflatten(Tensor self, int dim, int[] sizes) -> Tensor
 
-    Derivatives (derivatives.yaml:2206):
+    Derivatives (derivatives.yaml:2210):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8021,7 +8021,7 @@ def unflatten(input, dim, sizes):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor self, int axis0, int axis1) -> Tensor
 
-    Derivatives (derivatives.yaml:2215):
+    Derivatives (derivatives.yaml:2219):
         self: swapaxes(grad, axis0, axis1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8058,7 +8058,7 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor self, int dim0, int dim1) -> Tensor
 
-    Derivatives (derivatives.yaml:2223):
+    Derivatives (derivatives.yaml:2227):
         self: swapdims(grad, dim0, dim1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8095,7 +8095,7 @@ def swapdims(input, dim0, dim1):
 def movedim(input, source, destination):
     """movedim(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:2231):
+    Derivatives (derivatives.yaml:2235):
         self: movedim(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8130,7 +8130,7 @@ def movedim(input, source, destination):
 def moveaxis(input, source, destination):
     """moveaxis(Tensor self, int[] source, int[] destination) -> Tensor
 
-    Derivatives (derivatives.yaml:2240):
+    Derivatives (derivatives.yaml:2244):
         self: moveaxis(grad, destination, source)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8165,7 +8165,7 @@ def moveaxis(input, source, destination):
 def t(input):
     """t(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2248):
+    Derivatives (derivatives.yaml:2252):
         self: t(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8198,7 +8198,7 @@ def t(input):
 def expand_as(input, other):
     """expand_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2258):
+    Derivatives (derivatives.yaml:2262):
         self: sum_to(grad, self.shape)
         other: non_differentiable
     """
@@ -8239,7 +8239,7 @@ def expand_as(input, other):
 def broadcast_to(input, size):
     """broadcast_to(Tensor self, int[] size) -> Tensor
 
-    Derivatives (derivatives.yaml:2268):
+    Derivatives (derivatives.yaml:2272):
         self: sum_to(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8275,7 +8275,7 @@ def broadcast_to(input, size):
 def narrow(input, dim, start, length):
     """narrow(Tensor self, int dim, int start, int length) -> Tensor
 
-    Derivatives (derivatives.yaml:2277):
+    Derivatives (derivatives.yaml:2281):
         self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8312,7 +8312,7 @@ def narrow(input, dim, start, length):
 def select(input, dim, index):
     """select(Tensor self, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:2288):
+    Derivatives (derivatives.yaml:2292):
         self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8348,7 +8348,7 @@ def select(input, dim, index):
 def view_as(input, other):
     """view_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2297):
+    Derivatives (derivatives.yaml:2301):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -8387,7 +8387,7 @@ def view_as(input, other):
 def reshape_as(input, other):
     """reshape_as(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2307):
+    Derivatives (derivatives.yaml:2311):
         self: reshape(grad, self.shape)
         other: non_differentiable
     """
@@ -8429,7 +8429,7 @@ def reshape_as(input, other):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2317):
+    Derivatives (derivatives.yaml:2321):
         self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8466,7 +8466,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
     """diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor
 
-    Derivatives (derivatives.yaml:2329):
+    Derivatives (derivatives.yaml:2333):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8515,7 +8515,7 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
 def cat(tensors, dim=0):
     """cat(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:2340):
+    Derivatives (derivatives.yaml:2344):
         tensors: split_like(grad, dim, tensors.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8562,7 +8562,7 @@ def cat(tensors, dim=0):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor
 
-    Derivatives (derivatives.yaml:2352):
+    Derivatives (derivatives.yaml:2356):
         tensors: unstack(grad, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8608,7 +8608,7 @@ def stack(tensors, dim=0):
 def split(input, split_size_or_sections, dim=0):
     """split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2364):
+    Derivatives (derivatives.yaml:2368):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8644,7 +8644,7 @@ def split(input, split_size_or_sections, dim=0):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2375):
+    Derivatives (derivatives.yaml:2379):
         self: cat(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8680,7 +8680,7 @@ def chunk(input, chunks, dim=0):
 def unbind(input, dim=0):
     """unbind(Tensor self, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2384):
+    Derivatives (derivatives.yaml:2388):
         self: stack(grads, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8716,7 +8716,7 @@ def unbind(input, dim=0):
 def flip(input, dims):
     """flip(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:2395):
+    Derivatives (derivatives.yaml:2399):
         self: flip(grad, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8763,7 +8763,7 @@ def flip(input, dims):
 def roll(input, shifts, dims=None):
     """roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2404):
+    Derivatives (derivatives.yaml:2408):
         self: roll(grad, negated(shifts), dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8811,7 +8811,7 @@ def roll(input, shifts, dims=None):
 def repeat(input, repeats):
     """repeat(Tensor self, int[] repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:2413):
+    Derivatives (derivatives.yaml:2417):
         self: repeat_backward(grad, repeats, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8859,7 +8859,7 @@ def repeat(input, repeats):
 def tile(input, dims):
     """tile(Tensor self, int[] dims) -> Tensor
 
-    Derivatives (derivatives.yaml:2425):
+    Derivatives (derivatives.yaml:2429):
         self: repeat_backward(grad, dims, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8909,7 +8909,7 @@ def tile(input, dims):
 def tril(input, diagonal=0):
     """tril(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:2433):
+    Derivatives (derivatives.yaml:2437):
         self: tril(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -8958,7 +8958,7 @@ def tril(input, diagonal=0):
 def triu(input, diagonal=0):
     """triu(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:2442):
+    Derivatives (derivatives.yaml:2446):
         self: triu(grad, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9007,7 +9007,7 @@ def triu(input, diagonal=0):
 def diag(input, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor
 
-    Derivatives (derivatives.yaml:2451):
+    Derivatives (derivatives.yaml:2455):
         self: diag_backward(grad, self.shape, diagonal)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9055,7 +9055,7 @@ def diag(input, diagonal=0):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2460):
+    Derivatives (derivatives.yaml:2464):
         self: diagonal(grad, offset, dim1, dim2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9104,7 +9104,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 def ravel(input):
     """ravel(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2473):
+    Derivatives (derivatives.yaml:2477):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9140,7 +9140,7 @@ def ravel(input):
 def atleast_1d(input):
     """atleast_1d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2483):
+    Derivatives (derivatives.yaml:2487):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9174,7 +9174,7 @@ def atleast_1d(input):
 def atleast_2d(input):
     """atleast_2d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2490):
+    Derivatives (derivatives.yaml:2494):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9208,7 +9208,7 @@ def atleast_2d(input):
 def atleast_3d(input):
     """atleast_3d(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2497):
+    Derivatives (derivatives.yaml:2501):
         self: reshape(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9242,7 +9242,7 @@ def atleast_3d(input):
 def hstack(tensors):
     """hstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2504):
+    Derivatives (derivatives.yaml:2508):
         tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9288,7 +9288,7 @@ def hstack(tensors):
 def vstack(tensors):
     """vstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2513):
+    Derivatives (derivatives.yaml:2517):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9334,7 +9334,7 @@ def vstack(tensors):
 def row_stack(tensors):
     """row_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2522):
+    Derivatives (derivatives.yaml:2526):
         tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9380,7 +9380,7 @@ def row_stack(tensors):
 def dstack(tensors):
     """dstack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2529):
+    Derivatives (derivatives.yaml:2533):
         tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9426,7 +9426,7 @@ def dstack(tensors):
 def column_stack(tensors):
     """column_stack(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:2538):
+    Derivatives (derivatives.yaml:2542):
         tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9472,7 +9472,7 @@ def column_stack(tensors):
 def tensor_split(input, indices_or_sections, dim=0):
     """tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2547):
+    Derivatives (derivatives.yaml:2551):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9510,7 +9510,7 @@ def tensor_split(input, indices_or_sections, dim=0):
 def hsplit(input, indices_or_sections):
     """hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2557):
+    Derivatives (derivatives.yaml:2561):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9548,7 +9548,7 @@ def hsplit(input, indices_or_sections):
 def vsplit(input, indices_or_sections):
     """vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2566):
+    Derivatives (derivatives.yaml:2570):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9586,7 +9586,7 @@ def vsplit(input, indices_or_sections):
 def dsplit(input, indices_or_sections):
     """dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]
 
-    Derivatives (derivatives.yaml:2573):
+    Derivatives (derivatives.yaml:2577):
         self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9624,7 +9624,7 @@ def dsplit(input, indices_or_sections):
 def diff(input, n=1, dim=-1, prepend=None, append=None):
     """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2582):
+    Derivatives (derivatives.yaml:2586):
         self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
         prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
         append: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)
@@ -9683,7 +9683,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trapezoid_x(y, x, *, dim=-1):
     """trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2593):
+    Derivatives (derivatives.yaml:2597):
         y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
         x: trapezoid_grad_x(grad, y, x.shape, dim)
     """
@@ -9747,7 +9747,7 @@ def trapezoid_x(y, x, *, dim=-1):
 def trapezoid_dx(y, *, dx=1, dim=-1):
     """trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:2604):
+    Derivatives (derivatives.yaml:2608):
         y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9799,7 +9799,7 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
 def repeat_interleave_self_int(input, repeats, dim=None):
     """repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2614):
+    Derivatives (derivatives.yaml:2618):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9848,7 +9848,7 @@ def repeat_interleave_self_int(input, repeats, dim=None):
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
     """repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:2622):
+    Derivatives (derivatives.yaml:2626):
         self: repeat_interleave_backward(grad, self.shape, repeats, dim)
         repeats: non_differentiable
     """
@@ -9902,7 +9902,7 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
 def repeat_interleave_Tensor(repeats):
     """repeat_interleave.Tensor(Tensor repeats) -> Tensor
 
-    Derivatives (derivatives.yaml:2631):
+    Derivatives (derivatives.yaml:2635):
         repeats: non_differentiable
     """
     quiet = QUIET.copy()  # numpy's state there: inf and nan arise silently, as in PyTorch (kernels/quiet.py)
@@ -9916,7 +9916,7 @@ def repeat_interleave_Tensor(repeats):
 def rot90(input, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor
 
-    Derivatives (derivatives.yaml:2638):
+    Derivatives (derivatives.yaml:2642):
         self: rot90(grad, -k, dims)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -9964,7 +9964,7 @@ def rot90(input, k=1, dims=(0, 1)):
 def flipud(input):
     """flipud(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2647):
+    Derivatives (derivatives.yaml:2651):
         self: flipud(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10010,7 +10010,7 @@ def flipud(input):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2653):
+    Derivatives (derivatives.yaml:2657):
         self: fliplr(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10056,7 +10056,7 @@ def fliplr(input):
 def getitem(input, index):
     """getitem(Tensor self, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2665):
+    Derivatives (derivatives.yaml:2669):
         self: getitem_backward(grad, self.shape, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10091,7 +10091,7 @@ def getitem(input, index):
 def getitem_backward(input, shape, index):
     """getitem_backward(Tensor self, int[] shape, Index index) -> Tensor
 
-    Derivatives (derivatives.yaml:2689):
+    Derivatives (derivatives.yaml:2693):
         self: getitem(grad, index)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10138,7 +10138,7 @@ def getitem_backward(input, shape, index):
 def gather(input, dim, index):
     """gather(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2698):
+    Derivatives (derivatives.yaml:2702):
         self: scatter_add(zeros_like(self), dim, index, grad)
         index: non_differentiable
     """
@@ -10192,7 +10192,7 @@ def gather(input, dim, index):
 def unfold(input, dimension, size, step):
     """unfold(Tensor self, int dimension, int size, int step) -> Tensor
 
-    Derivatives (derivatives.yaml:2717):
+    Derivatives (derivatives.yaml:2721):
         self: unfold_backward(grad, self.shape, dimension, size, step)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10229,7 +10229,7 @@ def unfold(input, dimension, size, step):
 def unfold_backward(input, input_sizes, dim, size, step):
     """unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor
 
-    Derivatives (derivatives.yaml:2730):
+    Derivatives (derivatives.yaml:2734):
         self: unfold(grad, dim, size, step)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10278,7 +10278,7 @@ def unfold_backward(input, input_sizes, dim, size, step):
 def _as_strided(input, size, stride, shift, self_stride):
     """_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor
 
-    Derivatives (derivatives.yaml:2742):
+    Derivatives (derivatives.yaml:2746):
         self: as_strided_remap(grad, size, stride, shift, self.shape, self_stride, 0, False)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10316,7 +10316,7 @@ def _as_strided(input, size, stride, shift, self_stride):
 def as_strided_remap(input, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first):
     """as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor
 
-    Derivatives (derivatives.yaml:2755):
+    Derivatives (derivatives.yaml:2759):
         self: as_strided_remap(grad, to_size, to_stride, to_offset, from_size, from_stride, from_offset, not average_first)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10369,7 +10369,7 @@ def as_strided_remap(input, from_size, from_stride, from_offset, to_size, to_str
 def _as_strided_scatter(input, src, size, stride, storage_offset, layout):
     """_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor
 
-    Derivatives (derivatives.yaml:2766):
+    Derivatives (derivatives.yaml:2770):
         self: where(outside_strided(self.shape, layout, size, stride, storage_offset, grad), grad, 0.0)
         src: as_strided_remap(grad, self.shape, layout, 0, size, stride, storage_offset, True)
     """
@@ -10426,7 +10426,7 @@ def _as_strided_scatter(input, src, size, stride, storage_offset, layout):
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2776):
+    Derivatives (derivatives.yaml:2780):
         self: diagonal_scatter(grad, new_zeros(grad, src.shape), offset, dim1, dim2)
         src: diagonal(grad, offset, dim1, dim2)
     """
@@ -10484,7 +10484,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
 def select_scatter(input, src, dim, index):
     """select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor
 
-    Derivatives (derivatives.yaml:2786):
+    Derivatives (derivatives.yaml:2790):
         self: select_scatter(grad, new_zeros(grad, src.shape), dim, index)
         src: select(grad, dim, index)
     """
@@ -10541,7 +10541,7 @@ def select_scatter(input, src, dim, index):
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2796):
+    Derivatives (derivatives.yaml:2800):
         self: slice_scatter(grad, new_zeros(grad, src.shape), dim, start, end, step)
         src: getitem(grad, slice_index(self.shape, dim, start, end, step))
     """
@@ -10603,7 +10603,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
 def renorm(input, p, dim, maxnorm):
     """renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
 
-    Derivatives (derivatives.yaml:2806):
+    Derivatives (derivatives.yaml:2810):
         self: renorm_backward(grad, self, p, dim, maxnorm)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10653,7 +10653,7 @@ def renorm(input, p, dim, maxnorm):
 def sgn(input):
     """sgn(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:2819):
+    Derivatives (derivatives.yaml:2823):
         self: zeros_like(grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10699,7 +10699,7 @@ def sgn(input):
 def ldexp(input, other):
     """ldexp(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2827):
+    Derivatives (derivatives.yaml:2831):
         self: sum_to(grad * exp2(other), self.shape)
         other: sum_to(grad * result * 0.6931471805599453, other.shape)
     """
@@ -10762,7 +10762,7 @@ def ldexp(input, other):
 def frexp(input):
     """frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)
 
-    Derivatives (derivatives.yaml:2842):
+    Derivatives (derivatives.yaml:2846):
         self: times_power_of_two(grad_mantissa, neg(exponent))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -10798,7 +10798,7 @@ def frexp(input):
 def nextafter(input, other):
     """nextafter(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2850):
+    Derivatives (derivatives.yaml:2854):
         self: sum_to(grad, self.shape)
         other: new_zeros(grad, other.shape)
     """
@@ -10859,7 +10859,7 @@ def nextafter(input, other):
 def gcd(input, other):
     """gcd(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2861):
+    Derivatives (derivatives.yaml:2865):
         self: non_differentiable
         other: non_differentiable
     """
@@ -10880,7 +10880,7 @@ def gcd(input, other):
 def lcm(input, other):
     """lcm(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:2870):
+    Derivatives (derivatives.yaml:2874):
         self: non_differentiable
         other: non_differentiable
     """
@@ -10901,7 +10901,7 @@ def lcm(input, other):
 def put(input, index, source, accumulate=False):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 
-    Derivatives (derivatives.yaml:2879):
+    Derivatives (derivatives.yaml:2883):
         self: grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)
         source: reshape(getitem(reshape(grad, [-1]), index), source.shape)
         index: non_differentiable
@@ -10957,7 +10957,7 @@ def put(input, index, source, accumulate=False):
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor
 
-    Derivatives (derivatives.yaml:2890):
+    Derivatives (derivatives.yaml:2894):
         self: reshape(diagonal(grad, offset), self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -11005,7 +11005,7 @@ def diagflat(input, offset=0):
 def gather_backward(input, dim, index, shape):
     """gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:2899):
+    Derivatives (derivatives.yaml:2903):
         self: gather(grad, dim, index)
         index: non_differentiable
     """
@@ -11058,7 +11058,7 @@ def gather_backward(input, dim, index, shape):
 def index_select(input, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor
 
-    Derivatives (derivatives.yaml:2909):
+    Derivatives (derivatives.yaml:2913):
         self: index_add(new_zeros(grad, self.shape), dim, index, grad)
         index: non_differentiable
     """
@@ -11112,7 +11112,7 @@ def index_select(input, dim, index):
 def index_add(input, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:2919):
+    Derivatives (derivatives.yaml:2923):
         self: grad
         source: maybe_multiply(index_select(grad, dim, index), alpha)
         index: non_differentiable
@@ -11170,7 +11170,7 @@ def index_add(input, dim, index, source, *, alpha=1):
 def scatter_src(input, dim, index, src):
     """scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2931):
+    Derivatives (derivatives.yaml:2935):
         self: scatter_value(grad, dim, index, 0.0)
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -11228,7 +11228,7 @@ def scatter_src(input, dim, index, src):
 def scatter_value(input, dim, index, value):
     """scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2943):
+    Derivatives (derivatives.yaml:2947):
         self: scatter_value(grad, dim, index, 0.0)
         index: non_differentiable
     """
@@ -11281,7 +11281,7 @@ def scatter_value(input, dim, index, value):
 def scatter_add(input, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 
-    Derivatives (derivatives.yaml:2952):
+    Derivatives (derivatives.yaml:2956):
         self: grad
         src: embed_in_zeros(gather(grad, dim, index), src.shape)
         index: non_differentiable
@@ -11339,7 +11339,7 @@ def scatter_add(input, dim, index, src):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 
-    Derivatives (derivatives.yaml:2967):
+    Derivatives (derivatives.yaml:2971):
         self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
         src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
         index: non_differentiable
@@ -11399,7 +11399,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
 def masked_fill_Scalar(input, mask, value):
     """masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 
-    Derivatives (derivatives.yaml:2981):
+    Derivatives (derivatives.yaml:2985):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         mask: non_differentiable
     """
@@ -11451,7 +11451,7 @@ def masked_fill_Scalar(input, mask, value):
 def masked_fill_Tensor(input, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 
-    Derivatives (derivatives.yaml:2992):
+    Derivatives (derivatives.yaml:2996):
         self: sum_to(where(mask, 0.0, grad), self.shape)
         value: sum(where(mask, grad, 0.0))
         mask: non_differentiable
@@ -11508,7 +11508,7 @@ def masked_fill_Tensor(input, mask, value):
 def _masked_select(input, mask):
     """_masked_select(Tensor self, Tensor mask) -> Tensor
 
-    Derivatives (derivatives.yaml:3004):
+    Derivatives (derivatives.yaml:3008):
         self: sum_to(masked_select_backward(grad, self, mask), self.shape)
         mask: non_differentiable
     """
@@ -11561,7 +11561,7 @@ def _masked_select(input, mask):
 def take_along_dim(input, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3014):
+    Derivatives (derivatives.yaml:3018):
         self: take_along_dim_backward(grad, dim, indices, self.shape)
         indices: non_differentiable
     """
@@ -11615,7 +11615,7 @@ def take_along_dim(input, indices, dim=None):
 def take_along_dim_backward(input, dim, indices, shape):
     """take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor
 
-    Derivatives (derivatives.yaml:3025):
+    Derivatives (derivatives.yaml:3029):
         self: take_along_dim(grad, indices, dim)
         indices: non_differentiable
     """
@@ -11668,7 +11668,7 @@ def take_along_dim_backward(input, dim, indices, shape):
 def matmul(input, other):
     """matmul(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:3047):
+    Derivatives (derivatives.yaml:3051):
         self: matmul_grad_self(grad, self.shape, other)
         other: matmul_grad_other(grad, self, other.shape)
     """
@@ -11730,7 +11730,7 @@ def matmul(input, other):
 def mm(input, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:3070):
+    Derivatives (derivatives.yaml:3074):
         self: mm(grad, transpose(mat2, 0, 1))
         mat2: mm(transpose(self, 0, 1), grad)
     """
@@ -11790,7 +11790,7 @@ def mm(input, mat2):
 def bmm(input, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor
 
-    Derivatives (derivatives.yaml:3081):
+    Derivatives (derivatives.yaml:3085):
         self: bmm(grad, transpose(mat2, 1, 2))
         mat2: bmm(transpose(self, 1, 2), grad)
     """
@@ -11850,7 +11850,7 @@ def bmm(input, mat2):
 def mv(input, vec):
     """mv(Tensor self, Tensor vec) -> Tensor
 
-    Derivatives (derivatives.yaml:3091):
+    Derivatives (derivatives.yaml:3095):
         self: outer(grad, vec)
         vec: mv(transpose(self, 0, 1), grad)
     """
@@ -11910,7 +11910,7 @@ def mv(input, vec):
 def dot(input, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor
 
-    Derivatives (derivatives.yaml:3101):
+    Derivatives (derivatives.yaml:3105):
         self: grad * tensor
         tensor: grad * self
     """
@@ -11968,7 +11968,7 @@ def dot(input, tensor):
 def vdot(input, other):
     """vdot(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:3110):
+    Derivatives (derivatives.yaml:3114):
         self: grad * other
         other: grad * self
     """
@@ -12026,7 +12026,7 @@ def vdot(input, other):
 def inner(input, other):
     """inner(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:3117):
+    Derivatives (derivatives.yaml:3121):
         self: inner_grad_self(grad, self.shape, other)
         other: inner_grad_other(grad, self, other.shape)
     """
@@ -12088,7 +12088,7 @@ def inner(input, other):
 def outer(input, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor
 
-    Derivatives (derivatives.yaml:3129):
+    Derivatives (derivatives.yaml:3133):
         self: mv(grad, vec2)
         vec2: mv(transpose(grad, 0, 1), self)
     """
@@ -12147,7 +12147,7 @@ def outer(input, vec2):
 def einsum(equation, tensors):
     """einsum(str equation, Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:3139):
+    Derivatives (derivatives.yaml:3143):
         tensors: einsum_backward(grad, equation, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12194,7 +12194,7 @@ def einsum(equation, tensors):
 def tensordot(input, other, dims_self, dims_other):
     """tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
 
-    Derivatives (derivatives.yaml:3157):
+    Derivatives (derivatives.yaml:3161):
         self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
         other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
     """
@@ -12258,7 +12258,7 @@ def tensordot(input, other, dims_self, dims_other):
 def kron(input, other):
     """kron(Tensor self, Tensor other) -> Tensor
 
-    Derivatives (derivatives.yaml:3171):
+    Derivatives (derivatives.yaml:3175):
         self: kron_grad_self(grad, self.shape, other)
         other: kron_grad_other(grad, self, other.shape)
     """
@@ -12319,7 +12319,7 @@ def kron(input, other):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3182):
+    Derivatives (derivatives.yaml:3186):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
         mat2: maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)
@@ -12386,7 +12386,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
 def addmv(input, mat, vec, *, beta=1, alpha=1):
     """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3196):
+    Derivatives (derivatives.yaml:3200):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         mat: maybe_multiply(outer(grad, vec), alpha)
         vec: maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)
@@ -12453,7 +12453,7 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 
-    Derivatives (derivatives.yaml:3211):
+    Derivatives (derivatives.yaml:3215):
         self: sum_to(maybe_multiply(grad, beta), self.shape)
         batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
         batch2: maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)
@@ -12520,7 +12520,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3223):
+    Derivatives (derivatives.yaml:3227):
         self: sum_to(cross(other, grad, dim), self.shape)
         other: sum_to(cross(grad, self, dim), other.shape)
     """
@@ -12580,7 +12580,7 @@ def cross(input, other, dim=None):
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:3233):
+    Derivatives (derivatives.yaml:3237):
         self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
         other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
     """
@@ -12642,7 +12642,7 @@ def linalg_cross(input, other, *, dim=-1):
 def trace(input):
     """trace(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3245):
+    Derivatives (derivatives.yaml:3249):
         self: trace_backward(grad, self.shape)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12691,7 +12691,7 @@ def trace(input):
 def linalg_inv(A):
     """linalg_inv(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:3256):
+    Derivatives (derivatives.yaml:3260):
         A: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12739,7 +12739,7 @@ def linalg_inv(A):
 def inverse(input):
     """inverse(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3269):
+    Derivatives (derivatives.yaml:3273):
         self: -matmul(mT(result), matmul(grad, mT(result)))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12788,7 +12788,7 @@ def inverse(input):
 def linalg_det(A):
     """linalg_det(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:3276):
+    Derivatives (derivatives.yaml:3280):
         A: det_backward(grad, A, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12837,7 +12837,7 @@ def linalg_det(A):
 def det(input):
     """det(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3290):
+    Derivatives (derivatives.yaml:3294):
         self: det_backward(grad, self, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12887,7 +12887,7 @@ def det(input):
 def linalg_slogdet(A):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:3297):
+    Derivatives (derivatives.yaml:3301):
         A: logabsdet_backward(grad_logabsdet, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12924,7 +12924,7 @@ def linalg_slogdet(A):
 def slogdet(input):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 
-    Derivatives (derivatives.yaml:3309):
+    Derivatives (derivatives.yaml:3313):
         self: logabsdet_backward(grad_logabsdet, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -12962,7 +12962,7 @@ def slogdet(input):
 def logdet(input):
     """logdet(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3317):
+    Derivatives (derivatives.yaml:3321):
         self: logabsdet_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13011,7 +13011,7 @@ def logdet(input):
 def linalg_solve(A, B, *, left=True):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 
-    Derivatives (derivatives.yaml:3324):
+    Derivatives (derivatives.yaml:3328):
         A: solve_grad_A(grad, A, result, B.shape, left)
         B: solve_grad_B(grad, A, B.shape, left)
     """
@@ -13069,7 +13069,7 @@ def linalg_solve(A, B, *, left=True):
 def linalg_cholesky(A, *, upper=False):
     """linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3340):
+    Derivatives (derivatives.yaml:3344):
         A: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13118,7 +13118,7 @@ def linalg_cholesky(A, *, upper=False):
 def cholesky(input, upper=False):
     """cholesky(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3352):
+    Derivatives (derivatives.yaml:3356):
         self: cholesky_backward(grad, result, upper)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13168,7 +13168,7 @@ def cholesky(input, upper=False):
 def linalg_eigh(A, UPLO='L'):
     """linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 
-    Derivatives (derivatives.yaml:3359):
+    Derivatives (derivatives.yaml:3363):
         A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13207,7 +13207,7 @@ def linalg_eigh(A, UPLO='L'):
 def linalg_eigvalsh(A, UPLO='L'):
     """linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor
 
-    Derivatives (derivatives.yaml:3371):
+    Derivatives (derivatives.yaml:3375):
         A: eigvalsh_backward(grad, A, UPLO)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13256,7 +13256,7 @@ def linalg_eigvalsh(A, UPLO='L'):
 def linalg_qr(A, mode='reduced'):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:3380):
+    Derivatives (derivatives.yaml:3384):
         A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13296,7 +13296,7 @@ def linalg_qr(A, mode='reduced'):
 def linalg_svd(A, full_matrices=True):
     """linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)
 
-    Derivatives (derivatives.yaml:3393):
+    Derivatives (derivatives.yaml:3397):
         A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13338,7 +13338,7 @@ def linalg_svd(A, full_matrices=True):
 def linalg_svdvals(A):
     """linalg_svdvals(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:3408):
+    Derivatives (derivatives.yaml:3412):
         A: svdvals_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13386,7 +13386,7 @@ def linalg_svdvals(A):
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
     """linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3419):
+    Derivatives (derivatives.yaml:3423):
         A: pinv_backward(grad, result, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13435,7 +13435,7 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor
 
-    Derivatives (derivatives.yaml:3431):
+    Derivatives (derivatives.yaml:3435):
         self: pinv_backward(grad, result, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13485,7 +13485,7 @@ def pinverse(input, rcond=1e-15):
 def svd(input, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 
-    Derivatives (derivatives.yaml:3440):
+    Derivatives (derivatives.yaml:3444):
         self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13530,7 +13530,7 @@ def svd(input, some=True, compute_uv=True):
 def qr(input, some=True):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 
-    Derivatives (derivatives.yaml:3451):
+    Derivatives (derivatives.yaml:3455):
         self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13571,7 +13571,7 @@ def qr(input, some=True):
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
     """linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3460):
+    Derivatives (derivatives.yaml:3464):
         A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
         B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
     """
@@ -13633,7 +13633,7 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
 def linalg_vecdot(x, y, *, dim=-1):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 
-    Derivatives (derivatives.yaml:3474):
+    Derivatives (derivatives.yaml:3478):
         x: vecdot_grad(grad, y, dim, x.shape)
         y: vecdot_grad(grad, x, dim, y.shape)
     """
@@ -13695,7 +13695,7 @@ def linalg_vecdot(x, y, *, dim=-1):
 def linalg_multi_dot(tensors):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor
 
-    Derivatives (derivatives.yaml:3487):
+    Derivatives (derivatives.yaml:3491):
         tensors: multi_dot_backward(grad, tensors)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13741,7 +13741,7 @@ def linalg_multi_dot(tensors):
 def linalg_matrix_power(A, n):
     """linalg_matrix_power(Tensor A, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:3498):
+    Derivatives (derivatives.yaml:3502):
         A: matrix_power_backward(grad, A, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13788,7 +13788,7 @@ def linalg_matrix_power(A, n):
 def matrix_power(input, n):
     """matrix_power(Tensor self, int n) -> Tensor
 
-    Derivatives (derivatives.yaml:3510):
+    Derivatives (derivatives.yaml:3514):
         self: matrix_power_backward(grad, self, n)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13836,7 +13836,7 @@ def matrix_power(input, n):
 def linalg_matrix_exp(A):
     """linalg_matrix_exp(Tensor A) -> Tensor
 
-    Derivatives (derivatives.yaml:3522):
+    Derivatives (derivatives.yaml:3526):
         A: matrix_exp_backward(grad, A)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13882,7 +13882,7 @@ def linalg_matrix_exp(A):
 def matrix_exp(input):
     """matrix_exp(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3533):
+    Derivatives (derivatives.yaml:3537):
         self: matrix_exp_backward(grad, self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13929,7 +13929,7 @@ def matrix_exp(input):
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     """linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
 
-    Derivatives (derivatives.yaml:3541):
+    Derivatives (derivatives.yaml:3545):
         A: lu_factor_ex_backward(grad_LU, LU, pivots, pivot)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -13967,7 +13967,7 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
 def linalg_lstsq(A, B, rcond=None, *, driver=None):
     """linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
 
-    Derivatives (derivatives.yaml:3556):
+    Derivatives (derivatives.yaml:3560):
         A: lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
         B: lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
     """
@@ -14013,7 +14013,7 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
 def cholesky_solve(input, input2, upper=False):
     """cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3573):
+    Derivatives (derivatives.yaml:3577):
         self: cholesky_solve_grad_self(grad, self.shape, input2, upper)
         input2: cholesky_solve_grad_input2(grad, self, input2, result, upper)
     """
@@ -14075,7 +14075,7 @@ def cholesky_solve(input, input2, upper=False):
 def cholesky_inverse(input, upper=False):
     """cholesky_inverse(Tensor self, bool upper=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3582):
+    Derivatives (derivatives.yaml:3586):
         self: cholesky_inverse_backward(grad, self, upper, result)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14124,7 +14124,7 @@ def cholesky_inverse(input, upper=False):
 def norm_default(input, p='fro', dim=None, keepdim=False):
     """norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3597):
+    Derivatives (derivatives.yaml:3601):
         self: reduction_norm_backward(grad, self, p, result, dim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14174,7 +14174,7 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
 def norm_str_p(input, p, dim=None, keepdim=False):
     """norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3620):
+    Derivatives (derivatives.yaml:3624):
         self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14225,7 +14225,7 @@ def norm_str_p(input, p, dim=None, keepdim=False):
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3628):
+    Derivatives (derivatives.yaml:3632):
         x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14276,7 +14276,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3651):
+    Derivatives (derivatives.yaml:3655):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14328,7 +14328,7 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
     """linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3667):
+    Derivatives (derivatives.yaml:3671):
         A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14380,7 +14380,7 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
     """linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3680):
+    Derivatives (derivatives.yaml:3684):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14430,7 +14430,7 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
     """linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor
 
-    Derivatives (derivatives.yaml:3693):
+    Derivatives (derivatives.yaml:3697):
         A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14480,7 +14480,7 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
 def relu(input):
     """relu(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3710):
+    Derivatives (derivatives.yaml:3714):
         self: where(result <= 0, 0.0, grad)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14531,7 +14531,7 @@ def relu(input):
 def softmax(input, dim, dtype=None):
     """softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3727):
+    Derivatives (derivatives.yaml:3731):
         self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14580,7 +14580,7 @@ def softmax(input, dim, dtype=None):
 def log_softmax(input, dim, dtype=None):
     """log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3739):
+    Derivatives (derivatives.yaml:3743):
         self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14629,7 +14629,7 @@ def log_softmax(input, dim, dtype=None):
 def leaky_relu(input, negative_slope=0.01):
     """leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor
 
-    Derivatives (derivatives.yaml:3750):
+    Derivatives (derivatives.yaml:3754):
         input: grad * leaky_relu_slope(input, negative_slope)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14680,7 +14680,7 @@ def leaky_relu(input, negative_slope=0.01):
 def elu(input, alpha=1.0):
     """elu(Tensor input, Scalar alpha=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3765):
+    Derivatives (derivatives.yaml:3769):
         input: grad * elu_slope(input, alpha, 1.0)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14729,7 +14729,7 @@ def elu(input, alpha=1.0):
 def selu(input):
     """selu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3776):
+    Derivatives (derivatives.yaml:3780):
         input: grad * selu_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14777,7 +14777,7 @@ def selu(input):
 def _normal_cdf(input):
     """_normal_cdf(Tensor self) -> Tensor
 
-    Derivatives (derivatives.yaml:3786):
+    Derivatives (derivatives.yaml:3790):
         self: grad * normal_pdf(self)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14824,7 +14824,7 @@ def _normal_cdf(input):
 def gelu(input, *, approximate='none'):
     """gelu(Tensor input, *, str approximate='none') -> Tensor
 
-    Derivatives (derivatives.yaml:3793):
+    Derivatives (derivatives.yaml:3797):
         input: grad * gelu_derivative(input, approximate)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14873,7 +14873,7 @@ def gelu(input, *, approximate='none'):
 def silu(input):
     """silu(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3805):
+    Derivatives (derivatives.yaml:3809):
         input: grad * silu_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14921,7 +14921,7 @@ def silu(input):
 def softplus(input, beta=1.0, threshold=20.0):
     """softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3813):
+    Derivatives (derivatives.yaml:3817):
         input: grad * softplus_slope(input, beta, threshold)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -14971,7 +14971,7 @@ def softplus(input, beta=1.0, threshold=20.0):
 def mish(input):
     """mish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3825):
+    Derivatives (derivatives.yaml:3829):
         input: grad * mish_derivative(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15021,7 +15021,7 @@ def mish(input):
 def hardtanh(input, min_val=-1.0, max_val=1.0):
     """hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor
 
-    Derivatives (derivatives.yaml:3833):
+    Derivatives (derivatives.yaml:3837):
         input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15073,7 +15073,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
 def _standard_gamma_grad(input, output):
     """_standard_gamma_grad(Tensor self, Tensor output) -> Tensor
 
-    Derivatives (derivatives.yaml:3856):
+    Derivatives (derivatives.yaml:3860):
         self: non_differentiable
         output: non_differentiable
     """
@@ -15093,7 +15093,7 @@ def _standard_gamma_grad(input, output):
 def _standard_gamma_icdf(input, q):
     """_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor
 
-    Derivatives (derivatives.yaml:3865):
+    Derivatives (derivatives.yaml:3869):
         self: grad * _standard_gamma_grad(self, result)
         q: non_differentiable
     """
@@ -15146,7 +15146,7 @@ def _standard_gamma_icdf(input, q):
 def _dirichlet_grad(x, alpha, total):
     """_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor
 
-    Derivatives (derivatives.yaml:3878):
+    Derivatives (derivatives.yaml:3882):
         x: non_differentiable
         alpha: non_differentiable
         total: non_differentiable
@@ -15166,7 +15166,7 @@ def _dirichlet_grad(x, alpha, total):
 def hardsigmoid(input):
     """hardsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3889):
+    Derivatives (derivatives.yaml:3893):
         input: grad * hardsigmoid_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15216,7 +15216,7 @@ def hardsigmoid(input):
 def hardswish(input):
     """hardswish(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3898):
+    Derivatives (derivatives.yaml:3902):
         input: grad * hardswish_slope(input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15264,7 +15264,7 @@ def hardswish(input):
 def logsigmoid(input):
     """logsigmoid(Tensor input) -> Tensor
 
-    Derivatives (derivatives.yaml:3907):
+    Derivatives (derivatives.yaml:3911):
         input: grad * sigmoid(-input)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15314,7 +15314,7 @@ def logsigmoid(input):
 def _masked_scale(input, mask, scale):
     """_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor
 
-    Derivatives (derivatives.yaml:3917):
+    Derivatives (derivatives.yaml:3921):
         self: grad * mask * scale
         mask: non_differentiable
     """
@@ -15369,7 +15369,7 @@ def _masked_scale(input, mask, scale):
 def linear(input, weight, bias=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 
-    Derivatives (derivatives.yaml:3933):
+    Derivatives (derivatives.yaml:3937):
         input: linear_input_grad(grad, weight)
         weight: linear_weight_grad(grad, input, weight.shape)
         bias: sum_to(grad, bias.shape)
@@ -15434,7 +15434,7 @@ def linear(input, weight, bias=None):
 def _lstm_cell(gates, cx):
     """_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)
 
-    Derivatives (derivatives.yaml:3951):
+    Derivatives (derivatives.yaml:3955):
         gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
         cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
     """
@@ -15480,7 +15480,7 @@ def _lstm_cell(gates, cx):
 def _lstm_layer(inputs, reverse=False):
     """_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)
 
-    Derivatives (derivatives.yaml:3968):
+    Derivatives (derivatives.yaml:3972):
         inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -15521,7 +15521,7 @@ def _lstm_layer(inputs, reverse=False):
 def _gru_cell(input_gates, hidden_gates, hx):
     """_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor
 
-    Derivatives (derivatives.yaml:3978):
+    Derivatives (derivatives.yaml:3982):
         input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
         hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
         hx: gru_cell_hx_grad(grad, input_gates, hidden_gates)
@@ -15580,7 +15580,7 @@ def _gru_cell(input_gates, hidden_gates, hx):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
     """layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:3992):
+    Derivatives (derivatives.yaml:3996):
         input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
         bias: sum_to(grad, bias.shape)
@@ -15646,7 +15646,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
 
-    Derivatives (derivatives.yaml:4011):
+    Derivatives (derivatives.yaml:4015):
         input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
         weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
     """
@@ -15705,7 +15705,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
     """_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:4026):
+    Derivatives (derivatives.yaml:4030):
         input: batch_norm_input_grad(grad, input, weight, eps)
         weight: batch_norm_weight_grad(grad, input, eps)
         bias: channel_sum(grad)
@@ -15765,7 +15765,7 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
     """group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor
 
-    Derivatives (derivatives.yaml:4039):
+    Derivatives (derivatives.yaml:4043):
         input: group_norm_input_grad(grad, input, num_groups, weight, eps)
         weight: group_norm_weight_grad(grad, input, num_groups, eps)
         bias: channel_sum(grad)
@@ -15828,7 +15828,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
     """cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor
 
-    Derivatives (derivatives.yaml:4056):
+    Derivatives (derivatives.yaml:4060):
         input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
         target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
         weight: cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)
@@ -15890,7 +15890,7 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
 def one_hot(input, num_classes):
     """one_hot(Tensor self, int num_classes) -> Tensor
 
-    Derivatives (derivatives.yaml:4085):
+    Derivatives (derivatives.yaml:4089):
         self: non_differentiable
     """
     self = input  # the schema's `self`; torch's Python API names it `input`
@@ -15905,7 +15905,7 @@ def one_hot(input, num_classes):
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor
 
-    Derivatives (derivatives.yaml:4097):
+    Derivatives (derivatives.yaml:4101):
         self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
         target: non_differentiable
         weight: non_differentiable
@@ -15962,7 +15962,7 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
 def binary_cross_entropy_elements(input, target):
     """binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor
 
-    Derivatives (derivatives.yaml:4119):
+    Derivatives (derivatives.yaml:4123):
         self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
         target: -(grad * logit(self))
     """
@@ -16018,7 +16018,7 @@ def binary_cross_entropy_elements(input, target):
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
     """_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)
 
-    Derivatives (derivatives.yaml:4137):
+    Derivatives (derivatives.yaml:4141):
         log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
         targets: non_differentiable
     """
@@ -16065,7 +16065,7 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4164):
+    Derivatives (derivatives.yaml:4168):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16135,7 +16135,7 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4180):
+    Derivatives (derivatives.yaml:4184):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16205,7 +16205,7 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4194):
+    Derivatives (derivatives.yaml:4198):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16275,7 +16275,7 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4211):
+    Derivatives (derivatives.yaml:4215):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16345,7 +16345,7 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4225):
+    Derivatives (derivatives.yaml:4229):
         input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16415,7 +16415,7 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
     """conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4240):
+    Derivatives (derivatives.yaml:4244):
         input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16485,7 +16485,7 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4253):
+    Derivatives (derivatives.yaml:4257):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16553,7 +16553,7 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4266):
+    Derivatives (derivatives.yaml:4270):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16621,7 +16621,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     """conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor
 
-    Derivatives (derivatives.yaml:4281):
+    Derivatives (derivatives.yaml:4285):
         input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
         weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
         bias: conv_grad_bias(grad, weight.ndim)
@@ -16691,7 +16691,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
     """convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor
 
-    Derivatives (derivatives.yaml:4296):
+    Derivatives (derivatives.yaml:4300):
         output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
         input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
     """
@@ -16754,7 +16754,7 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:4312):
+    Derivatives (derivatives.yaml:4316):
         input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16790,7 +16790,7 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4323):
+    Derivatives (derivatives.yaml:4327):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16844,7 +16844,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:4333):
+    Derivatives (derivatives.yaml:4337):
         input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16880,7 +16880,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4347):
+    Derivatives (derivatives.yaml:4351):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16934,7 +16934,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)
 
-    Derivatives (derivatives.yaml:4358):
+    Derivatives (derivatives.yaml:4362):
         input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -16972,7 +16972,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
     """max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4371):
+    Derivatives (derivatives.yaml:4375):
         input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17026,7 +17026,7 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
     """avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 
-    Derivatives (derivatives.yaml:4382):
+    Derivatives (derivatives.yaml:4386):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17079,7 +17079,7 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:4393):
+    Derivatives (derivatives.yaml:4397):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17133,7 +17133,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
     """avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 
-    Derivatives (derivatives.yaml:4408):
+    Derivatives (derivatives.yaml:4412):
         input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17187,7 +17187,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 
-    Derivatives (derivatives.yaml:4421):
+    Derivatives (derivatives.yaml:4425):
         output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17238,7 +17238,7 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
 def adaptive_avg_pool1d(input, output_size):
     """adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:4435):
+    Derivatives (derivatives.yaml:4439):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17284,7 +17284,7 @@ def adaptive_avg_pool1d(input, output_size):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:4445):
+    Derivatives (derivatives.yaml:4449):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17330,7 +17330,7 @@ def adaptive_avg_pool2d(input, output_size):
 def adaptive_avg_pool3d(input, output_size):
     """adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor
 
-    Derivatives (derivatives.yaml:4457):
+    Derivatives (derivatives.yaml:4461):
         input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17376,7 +17376,7 @@ def adaptive_avg_pool3d(input, output_size):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor
 
-    Derivatives (derivatives.yaml:4470):
+    Derivatives (derivatives.yaml:4474):
         input: pad_grad_input(grad, input.shape, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17424,7 +17424,7 @@ def pad(input, pad, mode='constant', value=None):
 def pad_backward(output_grad, input_size, pad, mode):
     """pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor
 
-    Derivatives (derivatives.yaml:4485):
+    Derivatives (derivatives.yaml:4489):
         output_grad: repad(grad, pad, mode)
     """
     if forward_ad.active:  # a dual level is open: the op and its tangent (jvps.py)
@@ -17471,7 +17471,7 @@ def pad_backward(output_grad, input_size, pad, mode):
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 
-    Derivatives (derivatives.yaml:4498):
+    Derivatives (derivatives.yaml:4502):
         weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
         input: non_differentiable
     """

@@ -21,7 +21,7 @@ ELEMENTWISE = frozenset(('_fill', '_masked_scale', '_normal_cdf', '_standard_gam
 
 
 def sum_to_size(input, size):
-    """Forward derivative of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:144).
+    """Forward derivative of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:147).
 
         result: sum_to_size(self_t, size)  (auto_linear)
     """
@@ -36,11 +36,11 @@ def sum_to_size(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum_to_size(self_t, size))
-    return attach(result, result_t, ('sum_to_size (auto_linear)', 'derivatives.yaml', 147, 'sum_to_size(self_t, size)'))
+    return attach(result, result_t, ('sum_to_size (auto_linear)', 'derivatives.yaml', 150, 'sum_to_size(self_t, size)'))
 
 
 def _to_copy(input, dtype):
-    """Forward derivative of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:153).
+    """Forward derivative of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:156).
 
         result: _to_copy(self_t, dtype)  (auto_linear)
     """
@@ -55,11 +55,11 @@ def _to_copy(input, dtype):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._to_copy(self_t, dtype))
-    return attach(result, result_t, ('_to_copy (auto_linear)', 'derivatives.yaml', 156, '_to_copy(self_t, dtype)'))
+    return attach(result, result_t, ('_to_copy (auto_linear)', 'derivatives.yaml', 159, '_to_copy(self_t, dtype)'))
 
 
 def _to_device(input, device):
-    """Forward derivative of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:161).
+    """Forward derivative of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:164).
 
         result: _to_device(self_t, device)  (auto_linear)
     """
@@ -74,11 +74,11 @@ def _to_device(input, device):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._to_device(self_t, device))
-    return attach(result, result_t, ('_to_device (auto_linear)', 'derivatives.yaml', 164, '_to_device(self_t, device)'))
+    return attach(result, result_t, ('_to_device (auto_linear)', 'derivatives.yaml', 167, '_to_device(self_t, device)'))
 
 
 def _fill(input, value):
-    """Forward derivative of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:168).
+    """Forward derivative of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:171).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -93,11 +93,11 @@ def _fill(input, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('_fill (auto_element_wise)', 'derivatives.yaml', 171, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('_fill (auto_element_wise)', 'derivatives.yaml', 174, 'zeros_like(self_t)'))
 
 
 def _copy_from(input, src):
-    """Forward derivative of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:175).
+    """Forward derivative of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:178).
 
         result: _copy_from(self_t, src_t)  (auto_linear)
     """
@@ -113,11 +113,11 @@ def _copy_from(input, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F._copy_from(or_zeros(self_t, self_), or_zeros(src_t, src)))
-    return attach(result, result_t, ('_copy_from (auto_linear)', 'derivatives.yaml', 179, '_copy_from(self_t, src_t)'))
+    return attach(result, result_t, ('_copy_from (auto_linear)', 'derivatives.yaml', 182, '_copy_from(self_t, src_t)'))
 
 
 def _index_put(input, index, values):
-    """Forward derivative of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:186).
+    """Forward derivative of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:189).
 
         result: _index_put(self_t, index, values_t)  (auto_linear)
     """
@@ -133,11 +133,11 @@ def _index_put(input, index, values):
         result_t = None
         if self_t is not None or values_t is not None:
             result_t = add_term(result_t, F._index_put(or_zeros(self_t, self_), index, or_zeros(values_t, values)))
-    return attach(result, result_t, ('_index_put (auto_linear)', 'derivatives.yaml', 190, '_index_put(self_t, index, values_t)'))
+    return attach(result, result_t, ('_index_put (auto_linear)', 'derivatives.yaml', 193, '_index_put(self_t, index, values_t)'))
 
 
 def clone(input):
-    """Forward derivative of `clone(Tensor self) -> Tensor` (derivatives.yaml:203).
+    """Forward derivative of `clone(Tensor self) -> Tensor` (derivatives.yaml:206).
 
         result: self_t  (auto_element_wise)
     """
@@ -154,11 +154,11 @@ def clone(input):
             result_t = add_term(result_t, self_t)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('clone (auto_element_wise)', 'derivatives.yaml', 206, 'self_t'))
+    return attach(result, result_t, ('clone (auto_element_wise)', 'derivatives.yaml', 209, 'self_t'))
 
 
 def neg(input):
-    """Forward derivative of `neg(Tensor self) -> Tensor` (derivatives.yaml:210).
+    """Forward derivative of `neg(Tensor self) -> Tensor` (derivatives.yaml:213).
 
         result: neg(self_t)  (auto_element_wise)
     """
@@ -173,11 +173,11 @@ def neg(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.neg(self_t))
-    return attach(result, result_t, ('neg (auto_element_wise)', 'derivatives.yaml', 215, 'neg(self_t)'))
+    return attach(result, result_t, ('neg (auto_element_wise)', 'derivatives.yaml', 218, 'neg(self_t)'))
 
 
 def exp(input):
-    """Forward derivative of `exp(Tensor self) -> Tensor` (derivatives.yaml:222).
+    """Forward derivative of `exp(Tensor self) -> Tensor` (derivatives.yaml:225).
 
         result: self_t * result  (auto_element_wise)
     """
@@ -192,11 +192,11 @@ def exp(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result)
-    return attach(result, result_t, ('exp (auto_element_wise)', 'derivatives.yaml', 227, 'self_t * result'))
+    return attach(result, result_t, ('exp (auto_element_wise)', 'derivatives.yaml', 230, 'self_t * result'))
 
 
 def log(input):
-    """Forward derivative of `log(Tensor self) -> Tensor` (derivatives.yaml:234).
+    """Forward derivative of `log(Tensor self) -> Tensor` (derivatives.yaml:237).
 
         result: self_t / self  (auto_element_wise)
     """
@@ -211,11 +211,11 @@ def log(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / self_)
-    return attach(result, result_t, ('log (auto_element_wise)', 'derivatives.yaml', 239, 'self_t / self'))
+    return attach(result, result_t, ('log (auto_element_wise)', 'derivatives.yaml', 242, 'self_t / self'))
 
 
 def sqrt(input):
-    """Forward derivative of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:246).
+    """Forward derivative of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:249).
 
         result: self_t / (2 * result)  (auto_element_wise)
     """
@@ -230,11 +230,11 @@ def sqrt(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (2 * result))
-    return attach(result, result_t, ('sqrt (auto_element_wise)', 'derivatives.yaml', 251, 'self_t / (2 * result)'))
+    return attach(result, result_t, ('sqrt (auto_element_wise)', 'derivatives.yaml', 254, 'self_t / (2 * result)'))
 
 
 def sin(input):
-    """Forward derivative of `sin(Tensor self) -> Tensor` (derivatives.yaml:262).
+    """Forward derivative of `sin(Tensor self) -> Tensor` (derivatives.yaml:265).
 
         result: self_t * cos(self)  (auto_element_wise)
     """
@@ -249,11 +249,11 @@ def sin(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.cos(self_))
-    return attach(result, result_t, ('sin (auto_element_wise)', 'derivatives.yaml', 267, 'self_t * cos(self)'))
+    return attach(result, result_t, ('sin (auto_element_wise)', 'derivatives.yaml', 270, 'self_t * cos(self)'))
 
 
 def cos(input):
-    """Forward derivative of `cos(Tensor self) -> Tensor` (derivatives.yaml:274).
+    """Forward derivative of `cos(Tensor self) -> Tensor` (derivatives.yaml:277).
 
         result: -(self_t * sin(self))  (auto_element_wise)
     """
@@ -268,11 +268,11 @@ def cos(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -(self_t * F.sin(self_)))
-    return attach(result, result_t, ('cos (auto_element_wise)', 'derivatives.yaml', 279, '-(self_t * sin(self))'))
+    return attach(result, result_t, ('cos (auto_element_wise)', 'derivatives.yaml', 282, '-(self_t * sin(self))'))
 
 
 def tanh(input):
-    """Forward derivative of `tanh(Tensor self) -> Tensor` (derivatives.yaml:286).
+    """Forward derivative of `tanh(Tensor self) -> Tensor` (derivatives.yaml:289).
 
         result: self_t * (1 - result * result)  (auto_element_wise)
     """
@@ -287,11 +287,11 @@ def tanh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 - result * result))
-    return attach(result, result_t, ('tanh (auto_element_wise)', 'derivatives.yaml', 291, 'self_t * (1 - result * result)'))
+    return attach(result, result_t, ('tanh (auto_element_wise)', 'derivatives.yaml', 294, 'self_t * (1 - result * result)'))
 
 
 def sigmoid(input):
-    """Forward derivative of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:298).
+    """Forward derivative of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:301).
 
         result: self_t * result * (1 - result)  (auto_element_wise)
     """
@@ -306,11 +306,11 @@ def sigmoid(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * (1 - result))
-    return attach(result, result_t, ('sigmoid (auto_element_wise)', 'derivatives.yaml', 303, 'self_t * result * (1 - result)'))
+    return attach(result, result_t, ('sigmoid (auto_element_wise)', 'derivatives.yaml', 306, 'self_t * result * (1 - result)'))
 
 
 def abs(input):
-    """Forward derivative of `abs(Tensor self) -> Tensor` (derivatives.yaml:312).
+    """Forward derivative of `abs(Tensor self) -> Tensor` (derivatives.yaml:315).
 
         result: self_t * sign(self)  (auto_element_wise)
     """
@@ -325,11 +325,11 @@ def abs(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.sign(self_))
-    return attach(result, result_t, ('abs (auto_element_wise)', 'derivatives.yaml', 317, 'self_t * sign(self)'))
+    return attach(result, result_t, ('abs (auto_element_wise)', 'derivatives.yaml', 320, 'self_t * sign(self)'))
 
 
 def sign(input):
-    """Forward derivative of `sign(Tensor self) -> Tensor` (derivatives.yaml:329).
+    """Forward derivative of `sign(Tensor self) -> Tensor` (derivatives.yaml:332).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -344,11 +344,11 @@ def sign(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('sign (auto_element_wise)', 'derivatives.yaml', 333, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('sign (auto_element_wise)', 'derivatives.yaml', 336, 'zeros_like(self_t)'))
 
 
 def exp2(input):
-    """Forward derivative of `exp2(Tensor self) -> Tensor` (derivatives.yaml:341).
+    """Forward derivative of `exp2(Tensor self) -> Tensor` (derivatives.yaml:344).
 
         result: self_t * result * 0.6931471805599453  (auto_element_wise)
     """
@@ -363,11 +363,11 @@ def exp2(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * 0.6931471805599453)
-    return attach(result, result_t, ('exp2 (auto_element_wise)', 'derivatives.yaml', 346, 'self_t * result * 0.6931471805599453'))
+    return attach(result, result_t, ('exp2 (auto_element_wise)', 'derivatives.yaml', 349, 'self_t * result * 0.6931471805599453'))
 
 
 def expm1(input):
-    """Forward derivative of `expm1(Tensor self) -> Tensor` (derivatives.yaml:353).
+    """Forward derivative of `expm1(Tensor self) -> Tensor` (derivatives.yaml:356).
 
         result: self_t * (result + 1)  (auto_element_wise)
     """
@@ -382,11 +382,11 @@ def expm1(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (result + 1))
-    return attach(result, result_t, ('expm1 (auto_element_wise)', 'derivatives.yaml', 358, 'self_t * (result + 1)'))
+    return attach(result, result_t, ('expm1 (auto_element_wise)', 'derivatives.yaml', 361, 'self_t * (result + 1)'))
 
 
 def log2(input):
-    """Forward derivative of `log2(Tensor self) -> Tensor` (derivatives.yaml:365).
+    """Forward derivative of `log2(Tensor self) -> Tensor` (derivatives.yaml:368).
 
         result: self_t / (self * 0.6931471805599453)  (auto_element_wise)
     """
@@ -401,11 +401,11 @@ def log2(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * 0.6931471805599453))
-    return attach(result, result_t, ('log2 (auto_element_wise)', 'derivatives.yaml', 370, 'self_t / (self * 0.6931471805599453)'))
+    return attach(result, result_t, ('log2 (auto_element_wise)', 'derivatives.yaml', 373, 'self_t / (self * 0.6931471805599453)'))
 
 
 def log10(input):
-    """Forward derivative of `log10(Tensor self) -> Tensor` (derivatives.yaml:376).
+    """Forward derivative of `log10(Tensor self) -> Tensor` (derivatives.yaml:379).
 
         result: self_t / (self * 2.302585092994046)  (auto_element_wise)
     """
@@ -420,11 +420,11 @@ def log10(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * 2.302585092994046))
-    return attach(result, result_t, ('log10 (auto_element_wise)', 'derivatives.yaml', 381, 'self_t / (self * 2.302585092994046)'))
+    return attach(result, result_t, ('log10 (auto_element_wise)', 'derivatives.yaml', 384, 'self_t / (self * 2.302585092994046)'))
 
 
 def log1p(input):
-    """Forward derivative of `log1p(Tensor self) -> Tensor` (derivatives.yaml:387).
+    """Forward derivative of `log1p(Tensor self) -> Tensor` (derivatives.yaml:390).
 
         result: self_t / (self + 1)  (auto_element_wise)
     """
@@ -439,11 +439,11 @@ def log1p(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ + 1))
-    return attach(result, result_t, ('log1p (auto_element_wise)', 'derivatives.yaml', 392, 'self_t / (self + 1)'))
+    return attach(result, result_t, ('log1p (auto_element_wise)', 'derivatives.yaml', 395, 'self_t / (self + 1)'))
 
 
 def rsqrt(input):
-    """Forward derivative of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:399).
+    """Forward derivative of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:402).
 
         result: -0.5 * self_t * result * result * result  (auto_element_wise)
     """
@@ -458,11 +458,11 @@ def rsqrt(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -0.5 * self_t * result * result * result)
-    return attach(result, result_t, ('rsqrt (auto_element_wise)', 'derivatives.yaml', 404, '-0.5 * self_t * result * result * result'))
+    return attach(result, result_t, ('rsqrt (auto_element_wise)', 'derivatives.yaml', 407, '-0.5 * self_t * result * result * result'))
 
 
 def square(input):
-    """Forward derivative of `square(Tensor self) -> Tensor` (derivatives.yaml:410).
+    """Forward derivative of `square(Tensor self) -> Tensor` (derivatives.yaml:413).
 
         result: self_t * 2 * self  (auto_element_wise)
     """
@@ -477,11 +477,11 @@ def square(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 2 * self_)
-    return attach(result, result_t, ('square (auto_element_wise)', 'derivatives.yaml', 414, 'self_t * 2 * self'))
+    return attach(result, result_t, ('square (auto_element_wise)', 'derivatives.yaml', 417, 'self_t * 2 * self'))
 
 
 def reciprocal(input):
-    """Forward derivative of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:420).
+    """Forward derivative of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:423).
 
         result: -self_t * result * result  (auto_element_wise)
     """
@@ -496,11 +496,11 @@ def reciprocal(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -self_t * result * result)
-    return attach(result, result_t, ('reciprocal (auto_element_wise)', 'derivatives.yaml', 425, '-self_t * result * result'))
+    return attach(result, result_t, ('reciprocal (auto_element_wise)', 'derivatives.yaml', 428, '-self_t * result * result'))
 
 
 def tan(input):
-    """Forward derivative of `tan(Tensor self) -> Tensor` (derivatives.yaml:433).
+    """Forward derivative of `tan(Tensor self) -> Tensor` (derivatives.yaml:436).
 
         result: self_t * (1 + result * result)  (auto_element_wise)
     """
@@ -515,11 +515,11 @@ def tan(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (1 + result * result))
-    return attach(result, result_t, ('tan (auto_element_wise)', 'derivatives.yaml', 438, 'self_t * (1 + result * result)'))
+    return attach(result, result_t, ('tan (auto_element_wise)', 'derivatives.yaml', 441, 'self_t * (1 + result * result)'))
 
 
 def asin(input):
-    """Forward derivative of `asin(Tensor self) -> Tensor` (derivatives.yaml:444).
+    """Forward derivative of `asin(Tensor self) -> Tensor` (derivatives.yaml:447).
 
         result: self_t / sqrt(1 - self * self)  (auto_element_wise)
     """
@@ -534,11 +534,11 @@ def asin(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt(1 - self_ * self_))
-    return attach(result, result_t, ('asin (auto_element_wise)', 'derivatives.yaml', 449, 'self_t / sqrt(1 - self * self)'))
+    return attach(result, result_t, ('asin (auto_element_wise)', 'derivatives.yaml', 452, 'self_t / sqrt(1 - self * self)'))
 
 
 def acos(input):
-    """Forward derivative of `acos(Tensor self) -> Tensor` (derivatives.yaml:455).
+    """Forward derivative of `acos(Tensor self) -> Tensor` (derivatives.yaml:458).
 
         result: -self_t / sqrt(1 - self * self)  (auto_element_wise)
     """
@@ -553,11 +553,11 @@ def acos(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -self_t / F.sqrt(1 - self_ * self_))
-    return attach(result, result_t, ('acos (auto_element_wise)', 'derivatives.yaml', 460, '-self_t / sqrt(1 - self * self)'))
+    return attach(result, result_t, ('acos (auto_element_wise)', 'derivatives.yaml', 463, '-self_t / sqrt(1 - self * self)'))
 
 
 def atan(input):
-    """Forward derivative of `atan(Tensor self) -> Tensor` (derivatives.yaml:466).
+    """Forward derivative of `atan(Tensor self) -> Tensor` (derivatives.yaml:469).
 
         result: self_t / (self * self + 1)  (auto_element_wise)
     """
@@ -572,11 +572,11 @@ def atan(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (self_ * self_ + 1))
-    return attach(result, result_t, ('atan (auto_element_wise)', 'derivatives.yaml', 471, 'self_t / (self * self + 1)'))
+    return attach(result, result_t, ('atan (auto_element_wise)', 'derivatives.yaml', 474, 'self_t / (self * self + 1)'))
 
 
 def sinh(input):
-    """Forward derivative of `sinh(Tensor self) -> Tensor` (derivatives.yaml:477).
+    """Forward derivative of `sinh(Tensor self) -> Tensor` (derivatives.yaml:480).
 
         result: self_t * cosh(self)  (auto_element_wise)
     """
@@ -591,11 +591,11 @@ def sinh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.cosh(self_))
-    return attach(result, result_t, ('sinh (auto_element_wise)', 'derivatives.yaml', 482, 'self_t * cosh(self)'))
+    return attach(result, result_t, ('sinh (auto_element_wise)', 'derivatives.yaml', 485, 'self_t * cosh(self)'))
 
 
 def cosh(input):
-    """Forward derivative of `cosh(Tensor self) -> Tensor` (derivatives.yaml:488).
+    """Forward derivative of `cosh(Tensor self) -> Tensor` (derivatives.yaml:491).
 
         result: self_t * sinh(self)  (auto_element_wise)
     """
@@ -610,11 +610,11 @@ def cosh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.sinh(self_))
-    return attach(result, result_t, ('cosh (auto_element_wise)', 'derivatives.yaml', 493, 'self_t * sinh(self)'))
+    return attach(result, result_t, ('cosh (auto_element_wise)', 'derivatives.yaml', 496, 'self_t * sinh(self)'))
 
 
 def asinh(input):
-    """Forward derivative of `asinh(Tensor self) -> Tensor` (derivatives.yaml:499).
+    """Forward derivative of `asinh(Tensor self) -> Tensor` (derivatives.yaml:502).
 
         result: self_t / sqrt(self * self + 1)  (auto_element_wise)
     """
@@ -629,11 +629,11 @@ def asinh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt(self_ * self_ + 1))
-    return attach(result, result_t, ('asinh (auto_element_wise)', 'derivatives.yaml', 504, 'self_t / sqrt(self * self + 1)'))
+    return attach(result, result_t, ('asinh (auto_element_wise)', 'derivatives.yaml', 507, 'self_t / sqrt(self * self + 1)'))
 
 
 def acosh(input):
-    """Forward derivative of `acosh(Tensor self) -> Tensor` (derivatives.yaml:510).
+    """Forward derivative of `acosh(Tensor self) -> Tensor` (derivatives.yaml:513).
 
         result: self_t / sqrt((self - 1) * (self + 1))  (auto_element_wise)
     """
@@ -648,11 +648,11 @@ def acosh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / F.sqrt((self_ - 1) * (self_ + 1)))
-    return attach(result, result_t, ('acosh (auto_element_wise)', 'derivatives.yaml', 515, 'self_t / sqrt((self - 1) * (self + 1))'))
+    return attach(result, result_t, ('acosh (auto_element_wise)', 'derivatives.yaml', 518, 'self_t / sqrt((self - 1) * (self + 1))'))
 
 
 def atanh(input):
-    """Forward derivative of `atanh(Tensor self) -> Tensor` (derivatives.yaml:521).
+    """Forward derivative of `atanh(Tensor self) -> Tensor` (derivatives.yaml:524).
 
         result: self_t / (1 - self * self)  (auto_element_wise)
     """
@@ -667,11 +667,11 @@ def atanh(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t / (1 - self_ * self_))
-    return attach(result, result_t, ('atanh (auto_element_wise)', 'derivatives.yaml', 526, 'self_t / (1 - self * self)'))
+    return attach(result, result_t, ('atanh (auto_element_wise)', 'derivatives.yaml', 529, 'self_t / (1 - self * self)'))
 
 
 def floor(input):
-    """Forward derivative of `floor(Tensor self) -> Tensor` (derivatives.yaml:535).
+    """Forward derivative of `floor(Tensor self) -> Tensor` (derivatives.yaml:538).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -686,11 +686,11 @@ def floor(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('floor (auto_element_wise)', 'derivatives.yaml', 540, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('floor (auto_element_wise)', 'derivatives.yaml', 543, 'zeros_like(self_t)'))
 
 
 def ceil(input):
-    """Forward derivative of `ceil(Tensor self) -> Tensor` (derivatives.yaml:545).
+    """Forward derivative of `ceil(Tensor self) -> Tensor` (derivatives.yaml:548).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -705,11 +705,11 @@ def ceil(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('ceil (auto_element_wise)', 'derivatives.yaml', 550, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('ceil (auto_element_wise)', 'derivatives.yaml', 553, 'zeros_like(self_t)'))
 
 
 def round(input, *, decimals=0):
-    """Forward derivative of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:556).
+    """Forward derivative of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:559).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -724,11 +724,11 @@ def round(input, *, decimals=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('round (auto_element_wise)', 'derivatives.yaml', 561, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('round (auto_element_wise)', 'derivatives.yaml', 564, 'zeros_like(self_t)'))
 
 
 def trunc(input):
-    """Forward derivative of `trunc(Tensor self) -> Tensor` (derivatives.yaml:567).
+    """Forward derivative of `trunc(Tensor self) -> Tensor` (derivatives.yaml:570).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -743,11 +743,11 @@ def trunc(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('trunc (auto_element_wise)', 'derivatives.yaml', 572, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('trunc (auto_element_wise)', 'derivatives.yaml', 575, 'zeros_like(self_t)'))
 
 
 def fix(input):
-    """Forward derivative of `fix(Tensor self) -> Tensor` (derivatives.yaml:577).
+    """Forward derivative of `fix(Tensor self) -> Tensor` (derivatives.yaml:580).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -762,11 +762,11 @@ def fix(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('fix (auto_element_wise)', 'derivatives.yaml', 582, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('fix (auto_element_wise)', 'derivatives.yaml', 585, 'zeros_like(self_t)'))
 
 
 def frac(input):
-    """Forward derivative of `frac(Tensor self) -> Tensor` (derivatives.yaml:587).
+    """Forward derivative of `frac(Tensor self) -> Tensor` (derivatives.yaml:590).
 
         result: self_t  (auto_element_wise)
     """
@@ -783,11 +783,11 @@ def frac(input):
             result_t = add_term(result_t, self_t)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('frac (auto_element_wise)', 'derivatives.yaml', 592, 'self_t'))
+    return attach(result, result_t, ('frac (auto_element_wise)', 'derivatives.yaml', 595, 'self_t'))
 
 
 def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
-    """Forward derivative of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:599).
+    """Forward derivative of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:602).
 
         result: self_t * finite_mask(self)  (auto_element_wise)
     """
@@ -802,11 +802,11 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.finite_mask(self_))
-    return attach(result, result_t, ('nan_to_num (auto_element_wise)', 'derivatives.yaml', 603, 'self_t * finite_mask(self)'))
+    return attach(result, result_t, ('nan_to_num (auto_element_wise)', 'derivatives.yaml', 606, 'self_t * finite_mask(self)'))
 
 
 def deg2rad(input):
-    """Forward derivative of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:609).
+    """Forward derivative of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:612).
 
         result: self_t * 0.017453292519943295  (auto_element_wise)
     """
@@ -821,11 +821,11 @@ def deg2rad(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 0.017453292519943295)
-    return attach(result, result_t, ('deg2rad (auto_element_wise)', 'derivatives.yaml', 612, 'self_t * 0.017453292519943295'))
+    return attach(result, result_t, ('deg2rad (auto_element_wise)', 'derivatives.yaml', 615, 'self_t * 0.017453292519943295'))
 
 
 def rad2deg(input):
-    """Forward derivative of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:615).
+    """Forward derivative of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:618).
 
         result: self_t * 57.29577951308232  (auto_element_wise)
     """
@@ -840,11 +840,11 @@ def rad2deg(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 57.29577951308232)
-    return attach(result, result_t, ('rad2deg (auto_element_wise)', 'derivatives.yaml', 618, 'self_t * 57.29577951308232'))
+    return attach(result, result_t, ('rad2deg (auto_element_wise)', 'derivatives.yaml', 621, 'self_t * 57.29577951308232'))
 
 
 def add(input, other, *, alpha=1):
-    """Forward derivative of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:626).
+    """Forward derivative of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:629).
 
         result: self_t + maybe_multiply(other_t, alpha)
     """
@@ -864,11 +864,11 @@ def add(input, other, *, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(other_t, alpha))
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('add', 'derivatives.yaml', 632, 'self_t + maybe_multiply(other_t, alpha)'))
+    return attach(result, result_t, ('add', 'derivatives.yaml', 635, 'self_t + maybe_multiply(other_t, alpha)'))
 
 
 def sub(input, other, *, alpha=1):
-    """Forward derivative of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:641).
+    """Forward derivative of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:644).
 
         result: self_t - maybe_multiply(other_t, alpha)
     """
@@ -888,11 +888,11 @@ def sub(input, other, *, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(other_t, alpha), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('sub', 'derivatives.yaml', 649, 'self_t - maybe_multiply(other_t, alpha)'))
+    return attach(result, result_t, ('sub', 'derivatives.yaml', 652, 'self_t - maybe_multiply(other_t, alpha)'))
 
 
 def mul(input, other):
-    """Forward derivative of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:657).
+    """Forward derivative of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:660).
 
         result: self_t * other + other_t * self
     """
@@ -910,11 +910,11 @@ def mul(input, other):
             result_t = add_term(result_t, self_t * other)
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_)
-    return attach(result, result_t, ('mul', 'derivatives.yaml', 663, 'self_t * other + other_t * self'))
+    return attach(result, result_t, ('mul', 'derivatives.yaml', 666, 'self_t * other + other_t * self'))
 
 
 def div_default(input, other):
-    """Forward derivative of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:672).
+    """Forward derivative of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:675).
 
         result: self_t / other - other_t * result / other
     """
@@ -932,11 +932,11 @@ def div_default(input, other):
             result_t = add_term(result_t, self_t / other)
         if other_t is not None:
             result_t = add_term(result_t, other_t * result / other, negate=True)
-    return attach(result, result_t, ('div', 'derivatives.yaml', 679, 'self_t / other - other_t * result / other'))
+    return attach(result, result_t, ('div', 'derivatives.yaml', 682, 'self_t / other - other_t * result / other'))
 
 
 def pow(input, exponent):
-    """Forward derivative of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:694).
+    """Forward derivative of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:697).
 
         result: pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)
     """
@@ -954,11 +954,11 @@ def pow(input, exponent):
             result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
         if exponent_t is not None:
             result_t = add_term(result_t, F.pow_grad_exponent(exponent_t, self_, exponent, result))
-    return attach(result, result_t, ('pow', 'derivatives.yaml', 701, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
+    return attach(result, result_t, ('pow', 'derivatives.yaml', 705, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
 
 
 def maximum(input, other):
-    """Forward derivative of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:717).
+    """Forward derivative of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:721).
 
         result: masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))
     """
@@ -976,11 +976,11 @@ def maximum(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'gt')))
-    return attach(result, result_t, ('maximum', 'derivatives.yaml', 722, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
+    return attach(result, result_t, ('maximum', 'derivatives.yaml', 726, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
 
 
 def minimum(input, other):
-    """Forward derivative of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:733).
+    """Forward derivative of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:737).
 
         result: masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))
     """
@@ -998,11 +998,11 @@ def minimum(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'lt')))
-    return attach(result, result_t, ('minimum', 'derivatives.yaml', 738, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
+    return attach(result, result_t, ('minimum', 'derivatives.yaml', 742, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
 
 
 def where(condition, input, other):
-    """Forward derivative of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:749).
+    """Forward derivative of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:753).
 
         result: where(condition, self_t, other_t)
     """
@@ -1018,11 +1018,11 @@ def where(condition, input, other):
         result_t = None
         if other_t is not None or self_t is not None:
             result_t = add_term(result_t, F.where(condition, or_zeros(self_t, self_), or_zeros(other_t, other)))
-    return attach(result, result_t, ('where', 'derivatives.yaml', 755, 'where(condition, self_t, other_t)'))
+    return attach(result, result_t, ('where', 'derivatives.yaml', 759, 'where(condition, self_t, other_t)'))
 
 
 def clamp_default(input, min=None, max=None):
-    """Forward derivative of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:767).
+    """Forward derivative of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:771).
 
         result: masked(self_t, clamp_mask(self, min, max))  (auto_element_wise)
     """
@@ -1037,11 +1037,11 @@ def clamp_default(input, min=None, max=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
-    return attach(result, result_t, ('clamp (auto_element_wise)', 'derivatives.yaml', 771, 'masked(self_t, clamp_mask(self, min, max))'))
+    return attach(result, result_t, ('clamp (auto_element_wise)', 'derivatives.yaml', 775, 'masked(self_t, clamp_mask(self, min, max))'))
 
 
 def clamp_Tensor(input, min=None, max=None):
-    """Forward derivative of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:787).
+    """Forward derivative of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:791).
 
         result: masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))
     """
@@ -1062,11 +1062,11 @@ def clamp_Tensor(input, min=None, max=None):
             result_t = add_term(result_t, F.masked(min_t, F.clamp_tensor_masks(self_, min, max, 'min')))
         if max_t is not None:
             result_t = add_term(result_t, F.masked(max_t, F.clamp_tensor_masks(self_, min, max, 'max')))
-    return attach(result, result_t, ('clamp.Tensor', 'derivatives.yaml', 794, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
+    return attach(result, result_t, ('clamp.Tensor', 'derivatives.yaml', 798, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
 
 
 def clip_default(input, min=None, max=None):
-    """Forward derivative of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:802).
+    """Forward derivative of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:806).
 
         result: masked(self_t, clamp_mask(self, min, max))  (auto_element_wise)
     """
@@ -1081,11 +1081,11 @@ def clip_default(input, min=None, max=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked(self_t, F.clamp_mask(self_, min, max)))
-    return attach(result, result_t, ('clip (auto_element_wise)', 'derivatives.yaml', 806, 'masked(self_t, clamp_mask(self, min, max))'))
+    return attach(result, result_t, ('clip (auto_element_wise)', 'derivatives.yaml', 810, 'masked(self_t, clamp_mask(self, min, max))'))
 
 
 def clip_Tensor(input, min=None, max=None):
-    """Forward derivative of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:811).
+    """Forward derivative of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:815).
 
         result: masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))
     """
@@ -1106,11 +1106,11 @@ def clip_Tensor(input, min=None, max=None):
             result_t = add_term(result_t, F.masked(min_t, F.clamp_tensor_masks(self_, min, max, 'min')))
         if max_t is not None:
             result_t = add_term(result_t, F.masked(max_t, F.clamp_tensor_masks(self_, min, max, 'max')))
-    return attach(result, result_t, ('clip.Tensor', 'derivatives.yaml', 818, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
+    return attach(result, result_t, ('clip.Tensor', 'derivatives.yaml', 822, 'masked(self_t, clamp_tensor_masks(self, min, max, "self")) + masked(min_t, clamp_tensor_masks(self, min, max, "min")) + masked(max_t, clamp_tensor_masks(self, min, max, "max"))'))
 
 
 def div_Tensor_mode(input, other, *, rounding_mode):
-    """Forward derivative of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:827).
+    """Forward derivative of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:831).
 
         result: (self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))
     """
@@ -1128,11 +1128,11 @@ def div_Tensor_mode(input, other, *, rounding_mode):
             result_t = add_term(result_t, self_t / other if rounding_mode is None else F.zeros_like(self_t))
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_ / (other * other) if rounding_mode is None else F.zeros_like(other_t), negate=True)
-    return attach(result, result_t, ('div.Tensor_mode', 'derivatives.yaml', 833, '(self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))'))
+    return attach(result, result_t, ('div.Tensor_mode', 'derivatives.yaml', 837, '(self_t / other if rounding_mode is None else zeros_like(self_t)) - (other_t * self / (other * other) if rounding_mode is None else zeros_like(other_t))'))
 
 
 def floor_divide(input, other):
-    """Forward derivative of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:840).
+    """Forward derivative of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:844).
 
         result: zeros_like(self_t) + zeros_like(other_t)
     """
@@ -1150,11 +1150,11 @@ def floor_divide(input, other):
             result_t = add_term(result_t, F.zeros_like(self_t))
         if other_t is not None:
             result_t = add_term(result_t, F.zeros_like(other_t))
-    return attach(result, result_t, ('floor_divide', 'derivatives.yaml', 847, 'zeros_like(self_t) + zeros_like(other_t)'))
+    return attach(result, result_t, ('floor_divide', 'derivatives.yaml', 851, 'zeros_like(self_t) + zeros_like(other_t)'))
 
 
 def remainder(input, other):
-    """Forward derivative of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:854).
+    """Forward derivative of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:858).
 
         result: self_t - other_t * div(self, other, rounding_mode="floor")
     """
@@ -1174,11 +1174,11 @@ def remainder(input, other):
             result_t = add_term(result_t, other_t * F.div(self_, other, rounding_mode='floor'), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('remainder', 'derivatives.yaml', 861, 'self_t - other_t * div(self, other, rounding_mode="floor")'))
+    return attach(result, result_t, ('remainder', 'derivatives.yaml', 865, 'self_t - other_t * div(self, other, rounding_mode="floor")'))
 
 
 def fmod(input, other):
-    """Forward derivative of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:869).
+    """Forward derivative of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:873).
 
         result: self_t - other_t * div(self, other, rounding_mode="trunc")
     """
@@ -1198,11 +1198,11 @@ def fmod(input, other):
             result_t = add_term(result_t, other_t * F.div(self_, other, rounding_mode='trunc'), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('fmod', 'derivatives.yaml', 876, 'self_t - other_t * div(self, other, rounding_mode="trunc")'))
+    return attach(result, result_t, ('fmod', 'derivatives.yaml', 880, 'self_t - other_t * div(self, other, rounding_mode="trunc")'))
 
 
 def float_power(input, exponent):
-    """Forward derivative of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:883).
+    """Forward derivative of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:887).
 
         result: pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)
     """
@@ -1220,11 +1220,11 @@ def float_power(input, exponent):
             result_t = add_term(result_t, F.pow_grad_self(self_t, self_, exponent))
         if exponent_t is not None:
             result_t = add_term(result_t, F.pow_grad_exponent(exponent_t, self_, exponent, result))
-    return attach(result, result_t, ('float_power', 'derivatives.yaml', 888, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
+    return attach(result, result_t, ('float_power', 'derivatives.yaml', 892, 'pow_grad_self(self_t, self, exponent) + pow_grad_exponent(exponent_t, self, exponent, result)'))
 
 
 def fmax(input, other):
-    """Forward derivative of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:896).
+    """Forward derivative of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:900).
 
         result: masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))
     """
@@ -1242,11 +1242,11 @@ def fmax(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'ge')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.fmax_other_mask(self_, other, 'ge')))
-    return attach(result, result_t, ('fmax', 'derivatives.yaml', 901, 'masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))'))
+    return attach(result, result_t, ('fmax', 'derivatives.yaml', 905, 'masked(self_t, fmax_mask(self, other, "ge")) + masked(other_t, fmax_other_mask(self, other, "ge"))'))
 
 
 def fmin(input, other):
-    """Forward derivative of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:908).
+    """Forward derivative of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:912).
 
         result: masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))
     """
@@ -1264,11 +1264,11 @@ def fmin(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.fmax_mask(self_, other, 'le')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.fmax_other_mask(self_, other, 'le')))
-    return attach(result, result_t, ('fmin', 'derivatives.yaml', 913, 'masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))'))
+    return attach(result, result_t, ('fmin', 'derivatives.yaml', 917, 'masked(self_t, fmax_mask(self, other, "le")) + masked(other_t, fmax_other_mask(self, other, "le"))'))
 
 
 def atan2(input, other):
-    """Forward derivative of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:920).
+    """Forward derivative of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:924).
 
         result: self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)
     """
@@ -1286,11 +1286,11 @@ def atan2(input, other):
             result_t = add_term(result_t, self_t * other * F.safe_reciprocal(self_ * self_ + other * other))
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_ * F.safe_reciprocal(self_ * self_ + other * other), negate=True)
-    return attach(result, result_t, ('atan2', 'derivatives.yaml', 927, 'self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)'))
+    return attach(result, result_t, ('atan2', 'derivatives.yaml', 931, 'self_t * other * safe_reciprocal(self * self + other * other) - other_t * self * safe_reciprocal(self * self + other * other)'))
 
 
 def hypot(input, other):
-    """Forward derivative of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:933).
+    """Forward derivative of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:937).
 
         result: self_t * self / result + other_t * other / result
     """
@@ -1308,11 +1308,11 @@ def hypot(input, other):
             result_t = add_term(result_t, self_t * self_ / result)
         if other_t is not None:
             result_t = add_term(result_t, other_t * other / result)
-    return attach(result, result_t, ('hypot', 'derivatives.yaml', 940, 'self_t * self / result + other_t * other / result'))
+    return attach(result, result_t, ('hypot', 'derivatives.yaml', 944, 'self_t * self / result + other_t * other / result'))
 
 
 def logaddexp(input, other):
-    """Forward derivative of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:946).
+    """Forward derivative of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:950).
 
         result: self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))
     """
@@ -1330,11 +1330,11 @@ def logaddexp(input, other):
             result_t = add_term(result_t, self_t / (1 + F.exp(other - self_)))
         if other_t is not None:
             result_t = add_term(result_t, other_t / (1 + F.exp(self_ - other)))
-    return attach(result, result_t, ('logaddexp', 'derivatives.yaml', 952, 'self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))'))
+    return attach(result, result_t, ('logaddexp', 'derivatives.yaml', 956, 'self_t / (1 + exp(other - self)) + other_t / (1 + exp(self - other))'))
 
 
 def logaddexp2(input, other):
-    """Forward derivative of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:958).
+    """Forward derivative of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:962).
 
         result: self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))
     """
@@ -1352,11 +1352,11 @@ def logaddexp2(input, other):
             result_t = add_term(result_t, self_t / (1 + F.exp2(other - self_)))
         if other_t is not None:
             result_t = add_term(result_t, other_t / (1 + F.exp2(self_ - other)))
-    return attach(result, result_t, ('logaddexp2', 'derivatives.yaml', 964, 'self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))'))
+    return attach(result, result_t, ('logaddexp2', 'derivatives.yaml', 968, 'self_t / (1 + exp2(other - self)) + other_t / (1 + exp2(self - other))'))
 
 
 def copysign(input, other):
-    """Forward derivative of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:970).
+    """Forward derivative of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:974).
 
         result: self_t * where(self == 0, 0.0, result / self) + zeros_like(other_t)
     """
@@ -1374,11 +1374,11 @@ def copysign(input, other):
             result_t = add_term(result_t, self_t * F.where(self_ == 0, 0.0, result / self_))
         if other_t is not None:
             result_t = add_term(result_t, F.zeros_like(other_t))
-    return attach(result, result_t, ('copysign', 'derivatives.yaml', 977, 'self_t * where(self == 0, 0.0, result / self) + zeros_like(other_t)'))
+    return attach(result, result_t, ('copysign', 'derivatives.yaml', 981, 'self_t * where(self == 0, 0.0, result / self) + zeros_like(other_t)'))
 
 
 def xlogy(input, other):
-    """Forward derivative of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:985).
+    """Forward derivative of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:989).
 
         result: xlogy_grad_self(self_t, self, other) + other_t * self / other
     """
@@ -1396,11 +1396,11 @@ def xlogy(input, other):
             result_t = add_term(result_t, F.xlogy_grad_self(self_t, self_, other))
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_ / other)
-    return attach(result, result_t, ('xlogy', 'derivatives.yaml', 992, 'xlogy_grad_self(self_t, self, other) + other_t * self / other'))
+    return attach(result, result_t, ('xlogy', 'derivatives.yaml', 996, 'xlogy_grad_self(self_t, self, other) + other_t * self / other'))
 
 
 def lerp_Scalar(input, end, weight):
-    """Forward derivative of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1000).
+    """Forward derivative of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1004).
 
         result: self_t * (1 - weight) + end_t * weight
     """
@@ -1418,11 +1418,11 @@ def lerp_Scalar(input, end, weight):
             result_t = add_term(result_t, self_t * (1 - weight))
         if end_t is not None:
             result_t = add_term(result_t, end_t * weight)
-    return attach(result, result_t, ('lerp.Scalar', 'derivatives.yaml', 1007, 'self_t * (1 - weight) + end_t * weight'))
+    return attach(result, result_t, ('lerp.Scalar', 'derivatives.yaml', 1011, 'self_t * (1 - weight) + end_t * weight'))
 
 
 def lerp_Tensor(input, end, weight):
-    """Forward derivative of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1013).
+    """Forward derivative of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1017).
 
         result: self_t * (1 - weight) + end_t * weight + weight_t * (end - self)
     """
@@ -1443,11 +1443,11 @@ def lerp_Tensor(input, end, weight):
             result_t = add_term(result_t, end_t * weight)
         if weight_t is not None:
             result_t = add_term(result_t, weight_t * (end - self_))
-    return attach(result, result_t, ('lerp.Tensor', 'derivatives.yaml', 1021, 'self_t * (1 - weight) + end_t * weight + weight_t * (end - self)'))
+    return attach(result, result_t, ('lerp.Tensor', 'derivatives.yaml', 1025, 'self_t * (1 - weight) + end_t * weight + weight_t * (end - self)'))
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
-    """Forward derivative of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1027).
+    """Forward derivative of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1031).
 
         result: self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)
     """
@@ -1470,11 +1470,11 @@ def addcmul(input, tensor1, tensor2, *, value=1):
             result_t = add_term(result_t, F.maybe_multiply(tensor2_t * tensor1, value))
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('addcmul', 'derivatives.yaml', 1035, 'self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)'))
+    return attach(result, result_t, ('addcmul', 'derivatives.yaml', 1039, 'self_t + maybe_multiply(tensor1_t * tensor2, value) + maybe_multiply(tensor2_t * tensor1, value)'))
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
-    """Forward derivative of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1042).
+    """Forward derivative of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1046).
 
         result: self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)
     """
@@ -1497,11 +1497,11 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
             result_t = add_term(result_t, F.maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('addcdiv', 'derivatives.yaml', 1049, 'self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)'))
+    return attach(result, result_t, ('addcdiv', 'derivatives.yaml', 1053, 'self_t + maybe_multiply(tensor1_t / tensor2, value) - maybe_multiply(tensor2_t * tensor1 / (tensor2 * tensor2), value)'))
 
 
 def logit(input, eps=None):
-    """Forward derivative of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:1060).
+    """Forward derivative of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:1064).
 
         result: logit_grad(self_t, self, eps)  (auto_element_wise)
     """
@@ -1516,11 +1516,11 @@ def logit(input, eps=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.logit_grad(self_t, self_, eps))
-    return attach(result, result_t, ('logit (auto_element_wise)', 'derivatives.yaml', 1065, 'logit_grad(self_t, self, eps)'))
+    return attach(result, result_t, ('logit (auto_element_wise)', 'derivatives.yaml', 1069, 'logit_grad(self_t, self, eps)'))
 
 
 def erf(input):
-    """Forward derivative of `erf(Tensor self) -> Tensor` (derivatives.yaml:1073).
+    """Forward derivative of `erf(Tensor self) -> Tensor` (derivatives.yaml:1077).
 
         result: self_t * 1.1283791670955126 * exp(-(self * self))  (auto_element_wise)
     """
@@ -1535,11 +1535,11 @@ def erf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 1.1283791670955126 * F.exp(-(self_ * self_)))
-    return attach(result, result_t, ('erf (auto_element_wise)', 'derivatives.yaml', 1078, 'self_t * 1.1283791670955126 * exp(-(self * self))'))
+    return attach(result, result_t, ('erf (auto_element_wise)', 'derivatives.yaml', 1082, 'self_t * 1.1283791670955126 * exp(-(self * self))'))
 
 
 def erfc(input):
-    """Forward derivative of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1085).
+    """Forward derivative of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1089).
 
         result: self_t * -1.1283791670955126 * exp(-(self * self))  (auto_element_wise)
     """
@@ -1554,11 +1554,11 @@ def erfc(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * -1.1283791670955126 * F.exp(-(self_ * self_)))
-    return attach(result, result_t, ('erfc (auto_element_wise)', 'derivatives.yaml', 1090, 'self_t * -1.1283791670955126 * exp(-(self * self))'))
+    return attach(result, result_t, ('erfc (auto_element_wise)', 'derivatives.yaml', 1094, 'self_t * -1.1283791670955126 * exp(-(self * self))'))
 
 
 def erfinv(input):
-    """Forward derivative of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1097).
+    """Forward derivative of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1101).
 
         result: self_t * 0.886226925452758 * exp(result * result)  (auto_element_wise)
     """
@@ -1573,11 +1573,11 @@ def erfinv(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 0.886226925452758 * F.exp(result * result))
-    return attach(result, result_t, ('erfinv (auto_element_wise)', 'derivatives.yaml', 1102, 'self_t * 0.886226925452758 * exp(result * result)'))
+    return attach(result, result_t, ('erfinv (auto_element_wise)', 'derivatives.yaml', 1106, 'self_t * 0.886226925452758 * exp(result * result)'))
 
 
 def lgamma(input):
-    """Forward derivative of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1109).
+    """Forward derivative of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1113).
 
         result: self_t * digamma(self)  (auto_element_wise)
     """
@@ -1592,11 +1592,11 @@ def lgamma(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.digamma(self_))
-    return attach(result, result_t, ('lgamma (auto_element_wise)', 'derivatives.yaml', 1114, 'self_t * digamma(self)'))
+    return attach(result, result_t, ('lgamma (auto_element_wise)', 'derivatives.yaml', 1118, 'self_t * digamma(self)'))
 
 
 def digamma(input):
-    """Forward derivative of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1120).
+    """Forward derivative of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1124).
 
         result: self_t * polygamma(1, self)  (auto_element_wise)
     """
@@ -1611,11 +1611,11 @@ def digamma(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(1, self_))
-    return attach(result, result_t, ('digamma (auto_element_wise)', 'derivatives.yaml', 1125, 'self_t * polygamma(1, self)'))
+    return attach(result, result_t, ('digamma (auto_element_wise)', 'derivatives.yaml', 1129, 'self_t * polygamma(1, self)'))
 
 
 def polygamma(n, input):
-    """Forward derivative of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1133).
+    """Forward derivative of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1137).
 
         result: self_t * polygamma(n + 1, self)  (auto_element_wise)
     """
@@ -1630,11 +1630,11 @@ def polygamma(n, input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(n + 1, self_))
-    return attach(result, result_t, ('polygamma (auto_element_wise)', 'derivatives.yaml', 1137, 'self_t * polygamma(n + 1, self)'))
+    return attach(result, result_t, ('polygamma (auto_element_wise)', 'derivatives.yaml', 1141, 'self_t * polygamma(n + 1, self)'))
 
 
 def special_gammaln(input):
-    """Forward derivative of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1146).
+    """Forward derivative of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1150).
 
         result: self_t * digamma(self)  (auto_element_wise)
     """
@@ -1649,11 +1649,11 @@ def special_gammaln(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.digamma(self_))
-    return attach(result, result_t, ('special_gammaln (auto_element_wise)', 'derivatives.yaml', 1150, 'self_t * digamma(self)'))
+    return attach(result, result_t, ('special_gammaln (auto_element_wise)', 'derivatives.yaml', 1154, 'self_t * digamma(self)'))
 
 
 def special_psi(input):
-    """Forward derivative of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1157).
+    """Forward derivative of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1161).
 
         result: self_t * polygamma(1, self)  (auto_element_wise)
     """
@@ -1668,11 +1668,11 @@ def special_psi(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.polygamma(1, self_))
-    return attach(result, result_t, ('special_psi (auto_element_wise)', 'derivatives.yaml', 1161, 'self_t * polygamma(1, self)'))
+    return attach(result, result_t, ('special_psi (auto_element_wise)', 'derivatives.yaml', 1165, 'self_t * polygamma(1, self)'))
 
 
 def special_expit(input):
-    """Forward derivative of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1168).
+    """Forward derivative of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1172).
 
         result: self_t * result * (1 - result)  (auto_element_wise)
     """
@@ -1687,11 +1687,11 @@ def special_expit(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * result * (1 - result))
-    return attach(result, result_t, ('special_expit (auto_element_wise)', 'derivatives.yaml', 1172, 'self_t * result * (1 - result)'))
+    return attach(result, result_t, ('special_expit (auto_element_wise)', 'derivatives.yaml', 1176, 'self_t * result * (1 - result)'))
 
 
 def sinc(input):
-    """Forward derivative of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1180).
+    """Forward derivative of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1184).
 
         result: sinc_grad(self_t, self)  (auto_element_wise)
     """
@@ -1706,11 +1706,11 @@ def sinc(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sinc_grad(self_t, self_))
-    return attach(result, result_t, ('sinc (auto_element_wise)', 'derivatives.yaml', 1185, 'sinc_grad(self_t, self)'))
+    return attach(result, result_t, ('sinc (auto_element_wise)', 'derivatives.yaml', 1189, 'sinc_grad(self_t, self)'))
 
 
 def special_ndtr(input):
-    """Forward derivative of `special_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1202).
+    """Forward derivative of `special_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1206).
 
         result: self_t * exp(self * self * -0.5) * 0.3989422804014327  (auto_element_wise)
     """
@@ -1725,11 +1725,11 @@ def special_ndtr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.exp(self_ * self_ * -0.5) * 0.3989422804014327)
-    return attach(result, result_t, ('special_ndtr (auto_element_wise)', 'derivatives.yaml', 1206, 'self_t * exp(self * self * -0.5) * 0.3989422804014327'))
+    return attach(result, result_t, ('special_ndtr (auto_element_wise)', 'derivatives.yaml', 1210, 'self_t * exp(self * self * -0.5) * 0.3989422804014327'))
 
 
 def special_ndtri(input):
-    """Forward derivative of `special_ndtri(Tensor self) -> Tensor` (derivatives.yaml:1213).
+    """Forward derivative of `special_ndtri(Tensor self) -> Tensor` (derivatives.yaml:1217).
 
         result: self_t * 2.5066282746310002 * exp(result * result * 0.5)  (auto_element_wise)
     """
@@ -1744,11 +1744,11 @@ def special_ndtri(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 2.5066282746310002 * F.exp(result * result * 0.5))
-    return attach(result, result_t, ('special_ndtri (auto_element_wise)', 'derivatives.yaml', 1218, 'self_t * 2.5066282746310002 * exp(result * result * 0.5)'))
+    return attach(result, result_t, ('special_ndtri (auto_element_wise)', 'derivatives.yaml', 1222, 'self_t * 2.5066282746310002 * exp(result * result * 0.5)'))
 
 
 def special_log_ndtr(input):
-    """Forward derivative of `special_log_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1225).
+    """Forward derivative of `special_log_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1229).
 
         result: self_t * 0.3989422804014327 * exp(-(result + self * self * 0.5))  (auto_element_wise)
     """
@@ -1763,11 +1763,11 @@ def special_log_ndtr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * 0.3989422804014327 * F.exp(-(result + self_ * self_ * 0.5)))
-    return attach(result, result_t, ('special_log_ndtr (auto_element_wise)', 'derivatives.yaml', 1230, 'self_t * 0.3989422804014327 * exp(-(result + self * self * 0.5))'))
+    return attach(result, result_t, ('special_log_ndtr (auto_element_wise)', 'derivatives.yaml', 1234, 'self_t * 0.3989422804014327 * exp(-(result + self * self * 0.5))'))
 
 
 def i0(input):
-    """Forward derivative of `i0(Tensor self) -> Tensor` (derivatives.yaml:1237).
+    """Forward derivative of `i0(Tensor self) -> Tensor` (derivatives.yaml:1241).
 
         result: self_t * special_i1(self)  (auto_element_wise)
     """
@@ -1782,11 +1782,11 @@ def i0(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.special_i1(self_))
-    return attach(result, result_t, ('i0 (auto_element_wise)', 'derivatives.yaml', 1242, 'self_t * special_i1(self)'))
+    return attach(result, result_t, ('i0 (auto_element_wise)', 'derivatives.yaml', 1246, 'self_t * special_i1(self)'))
 
 
 def special_i0e(input):
-    """Forward derivative of `special_i0e(Tensor self) -> Tensor` (derivatives.yaml:1249).
+    """Forward derivative of `special_i0e(Tensor self) -> Tensor` (derivatives.yaml:1253).
 
         result: self_t * (special_i1e(self) - sign(self) * result)  (auto_element_wise)
     """
@@ -1801,11 +1801,11 @@ def special_i0e(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (F.special_i1e(self_) - F.sign(self_) * result))
-    return attach(result, result_t, ('special_i0e (auto_element_wise)', 'derivatives.yaml', 1253, 'self_t * (special_i1e(self) - sign(self) * result)'))
+    return attach(result, result_t, ('special_i0e (auto_element_wise)', 'derivatives.yaml', 1257, 'self_t * (special_i1e(self) - sign(self) * result)'))
 
 
 def special_i1(input):
-    """Forward derivative of `special_i1(Tensor self) -> Tensor` (derivatives.yaml:1261).
+    """Forward derivative of `special_i1(Tensor self) -> Tensor` (derivatives.yaml:1265).
 
         result: i1_grad(self_t, self, result)  (auto_element_wise)
     """
@@ -1820,11 +1820,11 @@ def special_i1(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.i1_grad(self_t, self_, result))
-    return attach(result, result_t, ('special_i1 (auto_element_wise)', 'derivatives.yaml', 1265, 'i1_grad(self_t, self, result)'))
+    return attach(result, result_t, ('special_i1 (auto_element_wise)', 'derivatives.yaml', 1269, 'i1_grad(self_t, self, result)'))
 
 
 def special_i1e(input):
-    """Forward derivative of `special_i1e(Tensor self) -> Tensor` (derivatives.yaml:1273).
+    """Forward derivative of `special_i1e(Tensor self) -> Tensor` (derivatives.yaml:1277).
 
         result: i1e_grad(self_t, self, result)  (auto_element_wise)
     """
@@ -1839,11 +1839,11 @@ def special_i1e(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.i1e_grad(self_t, self_, result))
-    return attach(result, result_t, ('special_i1e (auto_element_wise)', 'derivatives.yaml', 1277, 'i1e_grad(self_t, self, result)'))
+    return attach(result, result_t, ('special_i1e (auto_element_wise)', 'derivatives.yaml', 1281, 'i1e_grad(self_t, self, result)'))
 
 
 def special_erfcx(input):
-    """Forward derivative of `special_erfcx(Tensor self) -> Tensor` (derivatives.yaml:1284).
+    """Forward derivative of `special_erfcx(Tensor self) -> Tensor` (derivatives.yaml:1288).
 
         result: self_t * (2.0 * self * result - 1.1283791670955126)  (auto_element_wise)
     """
@@ -1858,11 +1858,11 @@ def special_erfcx(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * (2.0 * self_ * result - 1.1283791670955126))
-    return attach(result, result_t, ('special_erfcx (auto_element_wise)', 'derivatives.yaml', 1289, 'self_t * (2.0 * self * result - 1.1283791670955126)'))
+    return attach(result, result_t, ('special_erfcx (auto_element_wise)', 'derivatives.yaml', 1293, 'self_t * (2.0 * self * result - 1.1283791670955126)'))
 
 
 def special_entr(input):
-    """Forward derivative of `special_entr(Tensor self) -> Tensor` (derivatives.yaml:1297).
+    """Forward derivative of `special_entr(Tensor self) -> Tensor` (derivatives.yaml:1301).
 
         result: self_t * -(1 + log(self))  (auto_element_wise)
     """
@@ -1877,11 +1877,11 @@ def special_entr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * -(1 + F.log(self_)))
-    return attach(result, result_t, ('special_entr (auto_element_wise)', 'derivatives.yaml', 1301, 'self_t * -(1 + log(self))'))
+    return attach(result, result_t, ('special_entr (auto_element_wise)', 'derivatives.yaml', 1305, 'self_t * -(1 + log(self))'))
 
 
 def special_xlog1py(input, other):
-    """Forward derivative of `special_xlog1py(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1309).
+    """Forward derivative of `special_xlog1py(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1313).
 
         result: xlog1py_grad_self(self_t, self, other) + other_t * self / (other + 1)
     """
@@ -1899,11 +1899,11 @@ def special_xlog1py(input, other):
             result_t = add_term(result_t, F.xlog1py_grad_self(self_t, self_, other))
         if other_t is not None:
             result_t = add_term(result_t, other_t * self_ / (other + 1))
-    return attach(result, result_t, ('special_xlog1py', 'derivatives.yaml', 1315, 'xlog1py_grad_self(self_t, self, other) + other_t * self / (other + 1)'))
+    return attach(result, result_t, ('special_xlog1py', 'derivatives.yaml', 1319, 'xlog1py_grad_self(self_t, self, other) + other_t * self / (other + 1)'))
 
 
 def special_zeta(input, other):
-    """Forward derivative of `special_zeta(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1324).
+    """Forward derivative of `special_zeta(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1328).
 
         (none: derivatives.yaml has no `result:` for it)
     """
@@ -1918,7 +1918,7 @@ def special_zeta(input, other):
 
 
 def igamma(input, other):
-    """Forward derivative of `igamma(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1339).
+    """Forward derivative of `igamma(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1343).
 
         (none: derivatives.yaml has no `result:` for it)
     """
@@ -1933,7 +1933,7 @@ def igamma(input, other):
 
 
 def igammac(input, other):
-    """Forward derivative of `igammac(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1350).
+    """Forward derivative of `igammac(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1354).
 
         (none: derivatives.yaml has no `result:` for it)
     """
@@ -1948,7 +1948,7 @@ def igammac(input, other):
 
 
 def mvlgamma(input, p):
-    """Forward derivative of `mvlgamma(Tensor self, int p) -> Tensor` (derivatives.yaml:1362).
+    """Forward derivative of `mvlgamma(Tensor self, int p) -> Tensor` (derivatives.yaml:1366).
 
         result: mvlgamma_grad(self_t, self, p)  (auto_element_wise)
     """
@@ -1963,11 +1963,11 @@ def mvlgamma(input, p):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.mvlgamma_grad(self_t, self_, p))
-    return attach(result, result_t, ('mvlgamma (auto_element_wise)', 'derivatives.yaml', 1368, 'mvlgamma_grad(self_t, self, p)'))
+    return attach(result, result_t, ('mvlgamma (auto_element_wise)', 'derivatives.yaml', 1372, 'mvlgamma_grad(self_t, self, p)'))
 
 
 def sum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1625).
+    """Forward derivative of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1629).
 
         result: sum(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
@@ -1982,11 +1982,11 @@ def sum(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t, dim, keepdim, dtype=dtype))
-    return attach(result, result_t, ('sum (auto_linear)', 'derivatives.yaml', 1628, 'sum(self_t, dim, keepdim, dtype=dtype)'))
+    return attach(result, result_t, ('sum (auto_linear)', 'derivatives.yaml', 1632, 'sum(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def mean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1641).
+    """Forward derivative of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1645).
 
         result: mean(self_t, dim, keepdim, dtype=dtype)  (auto_linear)
     """
@@ -2001,11 +2001,11 @@ def mean(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.mean(self_t, dim, keepdim, dtype=dtype))
-    return attach(result, result_t, ('mean (auto_linear)', 'derivatives.yaml', 1644, 'mean(self_t, dim, keepdim, dtype=dtype)'))
+    return attach(result, result_t, ('mean (auto_linear)', 'derivatives.yaml', 1648, 'mean(self_t, dim, keepdim, dtype=dtype)'))
 
 
 def amax(input, dim=None, keepdim=False):
-    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1656).
+    """Forward derivative of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1660).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
@@ -2020,11 +2020,11 @@ def amax(input, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
-    return attach(result, result_t, ('amax', 'derivatives.yaml', 1659, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('amax', 'derivatives.yaml', 1663, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def amin(input, dim=None, keepdim=False):
-    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1674).
+    """Forward derivative of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1678).
 
         result: sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)
     """
@@ -2039,11 +2039,11 @@ def amin(input, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(result), self_, result, dim), dim, keepdim))
-    return attach(result, result_t, ('amin', 'derivatives.yaml', 1677, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('amin', 'derivatives.yaml', 1681, 'sum(self_t * spread_to_extrema(ones_like(result), self, result, dim), dim, keepdim)'))
 
 
 def max_dim(input, dim, keepdim=False):
-    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1684).
+    """Forward derivative of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1688).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2058,11 +2058,11 @@ def max_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('max.dim', 'derivatives.yaml', 1687, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('max.dim', 'derivatives.yaml', 1691, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def max_default(input):
-    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1700).
+    """Forward derivative of `max(Tensor self) -> Tensor` (derivatives.yaml:1704).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -2077,11 +2077,11 @@ def max_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('max', 'derivatives.yaml', 1703, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('max', 'derivatives.yaml', 1707, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def min_dim(input, dim, keepdim=False):
-    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1713).
+    """Forward derivative of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1717).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2096,11 +2096,11 @@ def min_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('min.dim', 'derivatives.yaml', 1716, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('min.dim', 'derivatives.yaml', 1720, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def min_default(input):
-    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1722).
+    """Forward derivative of `min(Tensor self) -> Tensor` (derivatives.yaml:1726).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -2115,11 +2115,11 @@ def min_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('min', 'derivatives.yaml', 1725, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('min', 'derivatives.yaml', 1729, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def max_other(input, other):
-    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1734).
+    """Forward derivative of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1738).
 
         result: masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))
     """
@@ -2137,11 +2137,11 @@ def max_other(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'gt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'gt')))
-    return attach(result, result_t, ('max.other', 'derivatives.yaml', 1739, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
+    return attach(result, result_t, ('max.other', 'derivatives.yaml', 1743, 'masked(self_t, extremum_share(self, other, "gt")) + masked(other_t, extremum_share(other, self, "gt"))'))
 
 
 def min_other(input, other):
-    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1745).
+    """Forward derivative of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1749).
 
         result: masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))
     """
@@ -2159,11 +2159,11 @@ def min_other(input, other):
             result_t = add_term(result_t, F.masked(self_t, F.extremum_share(self_, other, 'lt')))
         if other_t is not None:
             result_t = add_term(result_t, F.masked(other_t, F.extremum_share(other, self_, 'lt')))
-    return attach(result, result_t, ('min.other', 'derivatives.yaml', 1750, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
+    return attach(result, result_t, ('min.other', 'derivatives.yaml', 1754, 'masked(self_t, extremum_share(self, other, "lt")) + masked(other_t, extremum_share(other, self, "lt"))'))
 
 
 def logsumexp(input, dim, keepdim=False):
-    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1756).
+    """Forward derivative of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1760).
 
         result: sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)
     """
@@ -2178,11 +2178,11 @@ def logsumexp(input, dim, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.exp(self_ - F.unreduce(result, shape_of(self_), dim)), dim, keepdim))
-    return attach(result, result_t, ('logsumexp', 'derivatives.yaml', 1760, 'sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)'))
+    return attach(result, result_t, ('logsumexp', 'derivatives.yaml', 1764, 'sum(self_t * exp(self - unreduce(result, self.shape, dim)), dim, keepdim)'))
 
 
 def prod(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1773).
+    """Forward derivative of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1777).
 
         result: sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)
     """
@@ -2197,11 +2197,11 @@ def prod(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.prod_backward(F.ones_like(result), self_, result, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('prod', 'derivatives.yaml', 1776, 'sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('prod', 'derivatives.yaml', 1780, 'sum(self_t * prod_backward(ones_like(result), self, result, dim, keepdim), dim, keepdim)'))
 
 
 def cumsum(input, dim, *, dtype=None):
-    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1792).
+    """Forward derivative of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1796).
 
         result: cumsum(self_t, dim, dtype=dtype)  (auto_linear)
     """
@@ -2216,11 +2216,11 @@ def cumsum(input, dim, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cumsum(self_t, dim, dtype=dtype))
-    return attach(result, result_t, ('cumsum (auto_linear)', 'derivatives.yaml', 1796, 'cumsum(self_t, dim, dtype=dtype)'))
+    return attach(result, result_t, ('cumsum (auto_linear)', 'derivatives.yaml', 1800, 'cumsum(self_t, dim, dtype=dtype)'))
 
 
 def cumprod(input, dim, *, dtype=None):
-    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1806).
+    """Forward derivative of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1810).
 
         result: cumprod_jvp(self_t, self, result, dim)
     """
@@ -2235,11 +2235,11 @@ def cumprod(input, dim, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cumprod_jvp(self_t, self_, result, dim))
-    return attach(result, result_t, ('cumprod', 'derivatives.yaml', 1810, 'cumprod_jvp(self_t, self, result, dim)'))
+    return attach(result, result_t, ('cumprod', 'derivatives.yaml', 1814, 'cumprod_jvp(self_t, self, result, dim)'))
 
 
 def logcumsumexp(input, dim):
-    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1821).
+    """Forward derivative of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1825).
 
         result: logcumsumexp_jvp(self_t, self, result, dim)
     """
@@ -2254,11 +2254,11 @@ def logcumsumexp(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.logcumsumexp_jvp(self_t, self_, result, dim))
-    return attach(result, result_t, ('logcumsumexp', 'derivatives.yaml', 1825, 'logcumsumexp_jvp(self_t, self, result, dim)'))
+    return attach(result, result_t, ('logcumsumexp', 'derivatives.yaml', 1829, 'logcumsumexp_jvp(self_t, self, result, dim)'))
 
 
 def var_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1833).
+    """Forward derivative of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1837).
 
         result: sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)
     """
@@ -2273,11 +2273,11 @@ def var_default(input, dim=None, *, correction=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, correction, keepdim), dim, keepdim))
-    return attach(result, result_t, ('var', 'derivatives.yaml', 1836, 'sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('var', 'derivatives.yaml', 1840, 'sum(self_t * var_backward(ones_like(result), self, dim, correction, keepdim), dim, keepdim)'))
 
 
 def std_default(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1845).
+    """Forward derivative of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1849).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)
     """
@@ -2292,11 +2292,11 @@ def std_default(input, dim=None, *, correction=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, correction, keepdim), dim, keepdim))
-    return attach(result, result_t, ('std', 'derivatives.yaml', 1848, 'sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('std', 'derivatives.yaml', 1852, 'sum(self_t * std_backward(ones_like(result), self, result, dim, correction, keepdim), dim, keepdim)'))
 
 
 def var_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1859).
+    """Forward derivative of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1863).
 
         result: sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
@@ -2311,11 +2311,11 @@ def var_dim(input, dim, unbiased=True, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
-    return attach(result, result_t, ('var.dim', 'derivatives.yaml', 1862, 'sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('var.dim', 'derivatives.yaml', 1866, 'sum(self_t * var_backward(ones_like(result), self, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def var_unbiased(input, unbiased=True):
-    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1867).
+    """Forward derivative of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1871).
 
         result: sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))
     """
@@ -2330,11 +2330,11 @@ def var_unbiased(input, unbiased=True):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.var_backward(F.ones_like(result), self_, None, F.unbiased_correction(unbiased), False)))
-    return attach(result, result_t, ('var.unbiased', 'derivatives.yaml', 1870, 'sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))'))
+    return attach(result, result_t, ('var.unbiased', 'derivatives.yaml', 1874, 'sum(self_t * var_backward(ones_like(result), self, None, unbiased_correction(unbiased), False))'))
 
 
 def std_dim(input, dim, unbiased=True, keepdim=False):
-    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1875).
+    """Forward derivative of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1879).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)
     """
@@ -2349,11 +2349,11 @@ def std_dim(input, dim, unbiased=True, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, dim, F.unbiased_correction(unbiased), keepdim), dim, keepdim))
-    return attach(result, result_t, ('std.dim', 'derivatives.yaml', 1878, 'sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('std.dim', 'derivatives.yaml', 1882, 'sum(self_t * std_backward(ones_like(result), self, result, dim, unbiased_correction(unbiased), keepdim), dim, keepdim)'))
 
 
 def std_unbiased(input, unbiased=True):
-    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1883).
+    """Forward derivative of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1887).
 
         result: sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))
     """
@@ -2368,11 +2368,11 @@ def std_unbiased(input, unbiased=True):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.std_backward(F.ones_like(result), self_, result, None, F.unbiased_correction(unbiased), False)))
-    return attach(result, result_t, ('std.unbiased', 'derivatives.yaml', 1886, 'sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))'))
+    return attach(result, result_t, ('std.unbiased', 'derivatives.yaml', 1890, 'sum(self_t * std_backward(ones_like(result), self, result, None, unbiased_correction(unbiased), False))'))
 
 
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1891).
+    """Forward derivative of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1895).
 
         var: sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)
         mean: mean(self_t, dim, keepdim)
@@ -2390,11 +2390,11 @@ def var_mean(input, dim=None, *, correction=None, keepdim=False):
             var_t = add_term(var_t, F.sum(self_t * F.var_backward(F.ones_like(var), self_, dim, correction, keepdim), dim, keepdim))
         if self_t is not None:
             mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
-    return out._make((attach(var, var_t, ('var_mean', 'derivatives.yaml', 1895, 'sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('var_mean', 'derivatives.yaml', 1896, 'mean(self_t, dim, keepdim)')),))
+    return out._make((attach(var, var_t, ('var_mean', 'derivatives.yaml', 1899, 'sum(self_t * var_backward(ones_like(var), self, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('var_mean', 'derivatives.yaml', 1900, 'mean(self_t, dim, keepdim)')),))
 
 
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
-    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1902).
+    """Forward derivative of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1906).
 
         std: sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)
         mean: mean(self_t, dim, keepdim)
@@ -2412,11 +2412,11 @@ def std_mean(input, dim=None, *, correction=None, keepdim=False):
             std_t = add_term(std_t, F.sum(self_t * F.std_backward(F.ones_like(std), self_, std, dim, correction, keepdim), dim, keepdim))
         if self_t is not None:
             mean_t = add_term(mean_t, F.mean(self_t, dim, keepdim))
-    return out._make((attach(std, std_t, ('std_mean', 'derivatives.yaml', 1906, 'sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('std_mean', 'derivatives.yaml', 1907, 'mean(self_t, dim, keepdim)')),))
+    return out._make((attach(std, std_t, ('std_mean', 'derivatives.yaml', 1910, 'sum(self_t * std_backward(ones_like(std), self, std, dim, correction, keepdim), dim, keepdim)')), attach(mean, mean_t, ('std_mean', 'derivatives.yaml', 1911, 'mean(self_t, dim, keepdim)')),))
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1913).
+    """Forward derivative of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1917).
 
         result: sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)
     """
@@ -2431,11 +2431,11 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nansum_backward(F.ones_like(result), self_, dim), dim, keepdim))
-    return attach(result, result_t, ('nansum', 'derivatives.yaml', 1916, 'sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)'))
+    return attach(result, result_t, ('nansum', 'derivatives.yaml', 1920, 'sum(self_t * nansum_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1922).
+    """Forward derivative of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1926).
 
         result: sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)
     """
@@ -2450,11 +2450,11 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.nanmean_backward(F.ones_like(result), self_, dim), dim, keepdim))
-    return attach(result, result_t, ('nanmean', 'derivatives.yaml', 1925, 'sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)'))
+    return attach(result, result_t, ('nanmean', 'derivatives.yaml', 1929, 'sum(self_t * nanmean_backward(ones_like(result), self, dim), dim, keepdim)'))
 
 
 def median_dim(input, dim, keepdim=False):
-    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1933).
+    """Forward derivative of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1937).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2469,11 +2469,11 @@ def median_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('median.dim', 'derivatives.yaml', 1937, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('median.dim', 'derivatives.yaml', 1941, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def median_default(input):
-    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1943).
+    """Forward derivative of `median(Tensor self) -> Tensor` (derivatives.yaml:1947).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -2488,11 +2488,11 @@ def median_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('median', 'derivatives.yaml', 1947, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('median', 'derivatives.yaml', 1951, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def nanmedian_dim(input, dim, keepdim=False):
-    """Forward derivative of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1956).
+    """Forward derivative of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1960).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2507,11 +2507,11 @@ def nanmedian_dim(input, dim, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('nanmedian.dim', 'derivatives.yaml', 1960, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('nanmedian.dim', 'derivatives.yaml', 1964, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def nanmedian_default(input):
-    """Forward derivative of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1966).
+    """Forward derivative of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1970).
 
         result: sum(self_t * evenly_distribute(ones_like(result), self, result))
     """
@@ -2526,11 +2526,11 @@ def nanmedian_default(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.evenly_distribute(F.ones_like(result), self_, result)))
-    return attach(result, result_t, ('nanmedian', 'derivatives.yaml', 1970, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
+    return attach(result, result_t, ('nanmedian', 'derivatives.yaml', 1974, 'sum(self_t * evenly_distribute(ones_like(result), self, result))'))
 
 
 def cummax(input, dim):
-    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1975).
+    """Forward derivative of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1979).
 
         values: gather(self_t, dim, indices)
     """
@@ -2545,11 +2545,11 @@ def cummax(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1978, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummax', 'derivatives.yaml', 1982, 'gather(self_t, dim, indices)')), indices,))
 
 
 def cummin(input, dim):
-    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1984).
+    """Forward derivative of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1988).
 
         values: gather(self_t, dim, indices)
     """
@@ -2564,11 +2564,11 @@ def cummin(input, dim):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1987, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('cummin', 'derivatives.yaml', 1991, 'gather(self_t, dim, indices)')), indices,))
 
 
 def aminmax(input, *, dim=None, keepdim=False):
-    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1993).
+    """Forward derivative of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1997).
 
         min: sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)
         max: sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)
@@ -2586,11 +2586,11 @@ def aminmax(input, *, dim=None, keepdim=False):
             min_t = add_term(min_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(min), self_, min, dim), dim, keepdim))
         if self_t is not None:
             max_t = add_term(max_t, F.sum(self_t * F.spread_to_extrema(F.ones_like(max), self_, max, dim), dim, keepdim))
-    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 1996, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 1997, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
+    return out._make((attach(min, min_t, ('aminmax', 'derivatives.yaml', 2000, 'sum(self_t * spread_to_extrema(ones_like(min), self, min, dim), dim, keepdim)')), attach(max, max_t, ('aminmax', 'derivatives.yaml', 2001, 'sum(self_t * spread_to_extrema(ones_like(max), self, max, dim), dim, keepdim)')),))
 
 
 def sort(input, dim=-1, descending=False, *, stable=False):
-    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2050).
+    """Forward derivative of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2054).
 
         values: gather(self_t, dim, indices)
     """
@@ -2605,11 +2605,11 @@ def sort(input, dim=-1, descending=False, *, stable=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 2053, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('sort', 'derivatives.yaml', 2057, 'gather(self_t, dim, indices)')), indices,))
 
 
 def msort(input):
-    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:2070).
+    """Forward derivative of `msort(Tensor self) -> Tensor` (derivatives.yaml:2074).
 
         result: gather(self_t, 0, argsort(self, 0))
     """
@@ -2624,11 +2624,11 @@ def msort(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, 0, F.argsort(self_, 0)))
-    return attach(result, result_t, ('msort', 'derivatives.yaml', 2073, 'gather(self_t, 0, argsort(self, 0))'))
+    return attach(result, result_t, ('msort', 'derivatives.yaml', 2077, 'gather(self_t, 0, argsort(self, 0))'))
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
-    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:2077).
+    """Forward derivative of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:2081).
 
         values: gather(self_t, dim, indices)
     """
@@ -2643,11 +2643,11 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.gather(self_t, dim, indices))
-    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 2081, 'gather(self_t, dim, indices)')), indices,))
+    return out._make((attach(values, values_t, ('topk', 'derivatives.yaml', 2085, 'gather(self_t, dim, indices)')), indices,))
 
 
 def kthvalue(input, k, dim=-1, keepdim=False):
-    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2087).
+    """Forward derivative of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2091).
 
         values: reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)
     """
@@ -2662,11 +2662,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
         values_t = None
         if self_t is not None:
             values_t = add_term(values_t, F.reshape(F.gather(self_t, dim, F.keep_dim(indices, ndim_of(self_), dim, keepdim)), shape_of(values)))
-    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 2090, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
+    return out._make((attach(values, values_t, ('kthvalue', 'derivatives.yaml', 2094, 'reshape(gather(self_t, dim, keep_dim(indices, self.ndim, dim, keepdim)), values.shape)')), indices,))
 
 
 def reshape(input, shape):
-    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:2103).
+    """Forward derivative of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:2107).
 
         result: reshape(self_t, shape)  (auto_linear)
     """
@@ -2681,11 +2681,11 @@ def reshape(input, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape(self_t, shape))
-    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 2106, 'reshape(self_t, shape)'))
+    return attach(result, result_t, ('reshape (auto_linear)', 'derivatives.yaml', 2110, 'reshape(self_t, shape)'))
 
 
 def transpose(input, dim0, dim1):
-    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2116).
+    """Forward derivative of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2120).
 
         result: transpose(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2700,11 +2700,11 @@ def transpose(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.transpose(self_t, dim0, dim1))
-    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 2119, 'transpose(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('transpose (auto_linear)', 'derivatives.yaml', 2123, 'transpose(self_t, dim0, dim1)'))
 
 
 def permute(input, dims):
-    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2128).
+    """Forward derivative of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2132).
 
         result: permute(self_t, dims)  (auto_linear)
     """
@@ -2719,11 +2719,11 @@ def permute(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.permute(self_t, dims))
-    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 2131, 'permute(self_t, dims)'))
+    return attach(result, result_t, ('permute (auto_linear)', 'derivatives.yaml', 2135, 'permute(self_t, dims)'))
 
 
 def expand(input, size):
-    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2140).
+    """Forward derivative of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2144).
 
         result: expand(self_t, size)  (auto_linear)
     """
@@ -2738,11 +2738,11 @@ def expand(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand(self_t, size))
-    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 2143, 'expand(self_t, size)'))
+    return attach(result, result_t, ('expand (auto_linear)', 'derivatives.yaml', 2147, 'expand(self_t, size)'))
 
 
 def squeeze(input, dim=None):
-    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:2154).
+    """Forward derivative of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:2158).
 
         result: squeeze(self_t, dim)  (auto_linear)
     """
@@ -2757,11 +2757,11 @@ def squeeze(input, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.squeeze(self_t, dim))
-    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 2157, 'squeeze(self_t, dim)'))
+    return attach(result, result_t, ('squeeze (auto_linear)', 'derivatives.yaml', 2161, 'squeeze(self_t, dim)'))
 
 
 def unsqueeze(input, dim):
-    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:2169).
+    """Forward derivative of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:2173).
 
         result: unsqueeze(self_t, dim)  (auto_linear)
     """
@@ -2776,11 +2776,11 @@ def unsqueeze(input, dim):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unsqueeze(self_t, dim))
-    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 2172, 'unsqueeze(self_t, dim)'))
+    return attach(result, result_t, ('unsqueeze (auto_linear)', 'derivatives.yaml', 2176, 'unsqueeze(self_t, dim)'))
 
 
 def view(input, size):
-    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2181).
+    """Forward derivative of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2185).
 
         result: view(self_t, size)  (auto_linear)
     """
@@ -2795,11 +2795,11 @@ def view(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view(self_t, size))
-    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 2184, 'view(self_t, size)'))
+    return attach(result, result_t, ('view (auto_linear)', 'derivatives.yaml', 2188, 'view(self_t, size)'))
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:2194).
+    """Forward derivative of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:2198).
 
         result: flatten(self_t, start_dim, end_dim)  (auto_linear)
     """
@@ -2814,11 +2814,11 @@ def flatten(input, start_dim=0, end_dim=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flatten(self_t, start_dim, end_dim))
-    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 2197, 'flatten(self_t, start_dim, end_dim)'))
+    return attach(result, result_t, ('flatten (auto_linear)', 'derivatives.yaml', 2201, 'flatten(self_t, start_dim, end_dim)'))
 
 
 def unflatten(input, dim, sizes):
-    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:2206).
+    """Forward derivative of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:2210).
 
         result: unflatten(self_t, dim, sizes)  (auto_linear)
     """
@@ -2833,11 +2833,11 @@ def unflatten(input, dim, sizes):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unflatten(self_t, dim, sizes))
-    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 2209, 'unflatten(self_t, dim, sizes)'))
+    return attach(result, result_t, ('unflatten (auto_linear)', 'derivatives.yaml', 2213, 'unflatten(self_t, dim, sizes)'))
 
 
 def swapaxes(input, axis0, axis1):
-    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:2215).
+    """Forward derivative of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:2219).
 
         result: swapaxes(self_t, axis0, axis1)  (auto_linear)
     """
@@ -2852,11 +2852,11 @@ def swapaxes(input, axis0, axis1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapaxes(self_t, axis0, axis1))
-    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 2218, 'swapaxes(self_t, axis0, axis1)'))
+    return attach(result, result_t, ('swapaxes (auto_linear)', 'derivatives.yaml', 2222, 'swapaxes(self_t, axis0, axis1)'))
 
 
 def swapdims(input, dim0, dim1):
-    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2223).
+    """Forward derivative of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2227).
 
         result: swapdims(self_t, dim0, dim1)  (auto_linear)
     """
@@ -2871,11 +2871,11 @@ def swapdims(input, dim0, dim1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.swapdims(self_t, dim0, dim1))
-    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 2226, 'swapdims(self_t, dim0, dim1)'))
+    return attach(result, result_t, ('swapdims (auto_linear)', 'derivatives.yaml', 2230, 'swapdims(self_t, dim0, dim1)'))
 
 
 def movedim(input, source, destination):
-    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2231).
+    """Forward derivative of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2235).
 
         result: movedim(self_t, source, destination)  (auto_linear)
     """
@@ -2890,11 +2890,11 @@ def movedim(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.movedim(self_t, source, destination))
-    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 2234, 'movedim(self_t, source, destination)'))
+    return attach(result, result_t, ('movedim (auto_linear)', 'derivatives.yaml', 2238, 'movedim(self_t, source, destination)'))
 
 
 def moveaxis(input, source, destination):
-    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2240).
+    """Forward derivative of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2244).
 
         result: moveaxis(self_t, source, destination)  (auto_linear)
     """
@@ -2909,11 +2909,11 @@ def moveaxis(input, source, destination):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.moveaxis(self_t, source, destination))
-    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 2243, 'moveaxis(self_t, source, destination)'))
+    return attach(result, result_t, ('moveaxis (auto_linear)', 'derivatives.yaml', 2247, 'moveaxis(self_t, source, destination)'))
 
 
 def t(input):
-    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:2248).
+    """Forward derivative of `t(Tensor self) -> Tensor` (derivatives.yaml:2252).
 
         result: t(self_t)  (auto_linear)
     """
@@ -2928,11 +2928,11 @@ def t(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.t(self_t))
-    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 2251, 't(self_t)'))
+    return attach(result, result_t, ('t (auto_linear)', 'derivatives.yaml', 2255, 't(self_t)'))
 
 
 def expand_as(input, other):
-    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2258).
+    """Forward derivative of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2262).
 
         result: expand_as(self_t, other)  (auto_linear)
     """
@@ -2947,11 +2947,11 @@ def expand_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.expand_as(self_t, other))
-    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 2262, 'expand_as(self_t, other)'))
+    return attach(result, result_t, ('expand_as (auto_linear)', 'derivatives.yaml', 2266, 'expand_as(self_t, other)'))
 
 
 def broadcast_to(input, size):
-    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2268).
+    """Forward derivative of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2272).
 
         result: broadcast_to(self_t, size)  (auto_linear)
     """
@@ -2966,11 +2966,11 @@ def broadcast_to(input, size):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.broadcast_to(self_t, size))
-    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 2271, 'broadcast_to(self_t, size)'))
+    return attach(result, result_t, ('broadcast_to (auto_linear)', 'derivatives.yaml', 2275, 'broadcast_to(self_t, size)'))
 
 
 def narrow(input, dim, start, length):
-    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:2277).
+    """Forward derivative of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:2281).
 
         result: narrow(self_t, dim, start, length)  (auto_linear)
     """
@@ -2985,11 +2985,11 @@ def narrow(input, dim, start, length):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.narrow(self_t, dim, start, length))
-    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 2280, 'narrow(self_t, dim, start, length)'))
+    return attach(result, result_t, ('narrow (auto_linear)', 'derivatives.yaml', 2284, 'narrow(self_t, dim, start, length)'))
 
 
 def select(input, dim, index):
-    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:2288).
+    """Forward derivative of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:2292).
 
         result: select(self_t, dim, index)  (auto_linear)
     """
@@ -3004,11 +3004,11 @@ def select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.select(self_t, dim, index))
-    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 2291, 'select(self_t, dim, index)'))
+    return attach(result, result_t, ('select (auto_linear)', 'derivatives.yaml', 2295, 'select(self_t, dim, index)'))
 
 
 def view_as(input, other):
-    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2297).
+    """Forward derivative of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2301).
 
         result: view_as(self_t, other)  (auto_linear)
     """
@@ -3023,11 +3023,11 @@ def view_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.view_as(self_t, other))
-    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 2301, 'view_as(self_t, other)'))
+    return attach(result, result_t, ('view_as (auto_linear)', 'derivatives.yaml', 2305, 'view_as(self_t, other)'))
 
 
 def reshape_as(input, other):
-    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2307).
+    """Forward derivative of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2311).
 
         result: reshape_as(self_t, other)  (auto_linear)
     """
@@ -3042,11 +3042,11 @@ def reshape_as(input, other):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.reshape_as(self_t, other))
-    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 2311, 'reshape_as(self_t, other)'))
+    return attach(result, result_t, ('reshape_as (auto_linear)', 'derivatives.yaml', 2315, 'reshape_as(self_t, other)'))
 
 
 def diagonal(input, offset=0, dim1=0, dim2=1):
-    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2317).
+    """Forward derivative of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2321).
 
         result: diagonal(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -3061,11 +3061,11 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 2320, 'diagonal(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal (auto_linear)', 'derivatives.yaml', 2324, 'diagonal(self_t, offset, dim1, dim2)'))
 
 
 def diagonal_backward(input, input_sizes, offset, dim1, dim2):
-    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:2329).
+    """Forward derivative of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:2333).
 
         result: diagonal_backward(self_t, input_sizes, offset, dim1, dim2)  (auto_linear)
     """
@@ -3080,11 +3080,11 @@ def diagonal_backward(input, input_sizes, offset, dim1, dim2):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagonal_backward(self_t, input_sizes, offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 2332, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal_backward (auto_linear)', 'derivatives.yaml', 2336, 'diagonal_backward(self_t, input_sizes, offset, dim1, dim2)'))
 
 
 def cat(tensors, dim=0):
-    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2340).
+    """Forward derivative of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2344).
 
         result: cat(tensors_t, dim)  (auto_linear)
     """
@@ -3098,11 +3098,11 @@ def cat(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.cat(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 2343, 'cat(tensors_t, dim)'))
+    return attach(result, result_t, ('cat (auto_linear)', 'derivatives.yaml', 2347, 'cat(tensors_t, dim)'))
 
 
 def stack(tensors, dim=0):
-    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2352).
+    """Forward derivative of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2356).
 
         result: stack(tensors_t, dim)  (auto_linear)
     """
@@ -3116,11 +3116,11 @@ def stack(tensors, dim=0):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.stack(or_zeros(tensors_t, tensors), dim))
-    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 2355, 'stack(tensors_t, dim)'))
+    return attach(result, result_t, ('stack (auto_linear)', 'derivatives.yaml', 2359, 'stack(tensors_t, dim)'))
 
 
 def split(input, split_size_or_sections, dim=0):
-    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2364).
+    """Forward derivative of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2368).
 
         result: split(self_t, split_size_or_sections, dim)  (auto_linear)
     """
@@ -3135,11 +3135,11 @@ def split(input, split_size_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.split(self_t, split_size_or_sections, dim))
-    return result if result_t is None else tuple([attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 2367, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('split (auto_linear)', 'derivatives.yaml', 2371, 'split(self_t, split_size_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def chunk(input, chunks, dim=0):
-    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:2375).
+    """Forward derivative of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:2379).
 
         result: chunk(self_t, chunks, dim)  (auto_linear)
     """
@@ -3154,11 +3154,11 @@ def chunk(input, chunks, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.chunk(self_t, chunks, dim))
-    return result if result_t is None else tuple([attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 2378, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('chunk (auto_linear)', 'derivatives.yaml', 2382, 'chunk(self_t, chunks, dim)')) for r, t in zip(result, result_t)])
 
 
 def unbind(input, dim=0):
-    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:2384).
+    """Forward derivative of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:2388).
 
         result: unbind(self_t, dim)  (auto_linear)
     """
@@ -3173,11 +3173,11 @@ def unbind(input, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unbind(self_t, dim))
-    return result if result_t is None else tuple([attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 2387, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('unbind (auto_linear)', 'derivatives.yaml', 2391, 'unbind(self_t, dim)')) for r, t in zip(result, result_t)])
 
 
 def flip(input, dims):
-    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2395).
+    """Forward derivative of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2399).
 
         result: flip(self_t, dims)  (auto_linear)
     """
@@ -3192,11 +3192,11 @@ def flip(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flip(self_t, dims))
-    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 2398, 'flip(self_t, dims)'))
+    return attach(result, result_t, ('flip (auto_linear)', 'derivatives.yaml', 2402, 'flip(self_t, dims)'))
 
 
 def roll(input, shifts, dims=None):
-    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:2404).
+    """Forward derivative of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:2408).
 
         result: roll(self_t, shifts, dims)  (auto_linear)
     """
@@ -3211,11 +3211,11 @@ def roll(input, shifts, dims=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.roll(self_t, shifts, dims))
-    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 2407, 'roll(self_t, shifts, dims)'))
+    return attach(result, result_t, ('roll (auto_linear)', 'derivatives.yaml', 2411, 'roll(self_t, shifts, dims)'))
 
 
 def repeat(input, repeats):
-    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:2413).
+    """Forward derivative of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:2417).
 
         result: repeat(self_t, repeats)  (auto_linear)
     """
@@ -3230,11 +3230,11 @@ def repeat(input, repeats):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat(self_t, repeats))
-    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 2416, 'repeat(self_t, repeats)'))
+    return attach(result, result_t, ('repeat (auto_linear)', 'derivatives.yaml', 2420, 'repeat(self_t, repeats)'))
 
 
 def tile(input, dims):
-    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2425).
+    """Forward derivative of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2429).
 
         result: tile(self_t, dims)  (auto_linear)
     """
@@ -3249,11 +3249,11 @@ def tile(input, dims):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tile(self_t, dims))
-    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 2428, 'tile(self_t, dims)'))
+    return attach(result, result_t, ('tile (auto_linear)', 'derivatives.yaml', 2432, 'tile(self_t, dims)'))
 
 
 def tril(input, diagonal=0):
-    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2433).
+    """Forward derivative of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2437).
 
         result: tril(self_t, diagonal)  (auto_linear)
     """
@@ -3268,11 +3268,11 @@ def tril(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tril(self_t, diagonal))
-    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 2437, 'tril(self_t, diagonal)'))
+    return attach(result, result_t, ('tril (auto_linear)', 'derivatives.yaml', 2441, 'tril(self_t, diagonal)'))
 
 
 def triu(input, diagonal=0):
-    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2442).
+    """Forward derivative of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2446).
 
         result: triu(self_t, diagonal)  (auto_linear)
     """
@@ -3287,11 +3287,11 @@ def triu(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.triu(self_t, diagonal))
-    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 2446, 'triu(self_t, diagonal)'))
+    return attach(result, result_t, ('triu (auto_linear)', 'derivatives.yaml', 2450, 'triu(self_t, diagonal)'))
 
 
 def diag(input, diagonal=0):
-    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2451).
+    """Forward derivative of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2455).
 
         result: diag(self_t, diagonal)  (auto_linear)
     """
@@ -3306,11 +3306,11 @@ def diag(input, diagonal=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag(self_t, diagonal))
-    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 2454, 'diag(self_t, diagonal)'))
+    return attach(result, result_t, ('diag (auto_linear)', 'derivatives.yaml', 2458, 'diag(self_t, diagonal)'))
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2460).
+    """Forward derivative of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2464).
 
         result: diag_embed(self_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -3325,11 +3325,11 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diag_embed(self_t, offset, dim1, dim2))
-    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2463, 'diag_embed(self_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diag_embed (auto_linear)', 'derivatives.yaml', 2467, 'diag_embed(self_t, offset, dim1, dim2)'))
 
 
 def ravel(input):
-    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2473).
+    """Forward derivative of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2477).
 
         result: ravel(self_t)  (auto_linear)
     """
@@ -3344,11 +3344,11 @@ def ravel(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.ravel(self_t))
-    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2476, 'ravel(self_t)'))
+    return attach(result, result_t, ('ravel (auto_linear)', 'derivatives.yaml', 2480, 'ravel(self_t)'))
 
 
 def atleast_1d(input):
-    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2483).
+    """Forward derivative of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2487).
 
         result: atleast_1d(self_t)  (auto_linear)
     """
@@ -3363,11 +3363,11 @@ def atleast_1d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_1d(self_t))
-    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2486, 'atleast_1d(self_t)'))
+    return attach(result, result_t, ('atleast_1d (auto_linear)', 'derivatives.yaml', 2490, 'atleast_1d(self_t)'))
 
 
 def atleast_2d(input):
-    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2490).
+    """Forward derivative of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2494).
 
         result: atleast_2d(self_t)  (auto_linear)
     """
@@ -3382,11 +3382,11 @@ def atleast_2d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_2d(self_t))
-    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2493, 'atleast_2d(self_t)'))
+    return attach(result, result_t, ('atleast_2d (auto_linear)', 'derivatives.yaml', 2497, 'atleast_2d(self_t)'))
 
 
 def atleast_3d(input):
-    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2497).
+    """Forward derivative of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2501).
 
         result: atleast_3d(self_t)  (auto_linear)
     """
@@ -3401,11 +3401,11 @@ def atleast_3d(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.atleast_3d(self_t))
-    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2500, 'atleast_3d(self_t)'))
+    return attach(result, result_t, ('atleast_3d (auto_linear)', 'derivatives.yaml', 2504, 'atleast_3d(self_t)'))
 
 
 def hstack(tensors):
-    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2504).
+    """Forward derivative of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2508).
 
         result: hstack(tensors_t)  (auto_linear)
     """
@@ -3419,11 +3419,11 @@ def hstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.hstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2507, 'hstack(tensors_t)'))
+    return attach(result, result_t, ('hstack (auto_linear)', 'derivatives.yaml', 2511, 'hstack(tensors_t)'))
 
 
 def vstack(tensors):
-    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2513).
+    """Forward derivative of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2517).
 
         result: vstack(tensors_t)  (auto_linear)
     """
@@ -3437,11 +3437,11 @@ def vstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.vstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2516, 'vstack(tensors_t)'))
+    return attach(result, result_t, ('vstack (auto_linear)', 'derivatives.yaml', 2520, 'vstack(tensors_t)'))
 
 
 def row_stack(tensors):
-    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2522).
+    """Forward derivative of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2526).
 
         result: row_stack(tensors_t)  (auto_linear)
     """
@@ -3455,11 +3455,11 @@ def row_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.row_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2525, 'row_stack(tensors_t)'))
+    return attach(result, result_t, ('row_stack (auto_linear)', 'derivatives.yaml', 2529, 'row_stack(tensors_t)'))
 
 
 def dstack(tensors):
-    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2529).
+    """Forward derivative of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2533).
 
         result: dstack(tensors_t)  (auto_linear)
     """
@@ -3473,11 +3473,11 @@ def dstack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.dstack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2532, 'dstack(tensors_t)'))
+    return attach(result, result_t, ('dstack (auto_linear)', 'derivatives.yaml', 2536, 'dstack(tensors_t)'))
 
 
 def column_stack(tensors):
-    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2538).
+    """Forward derivative of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2542).
 
         result: column_stack(tensors_t)  (auto_linear)
     """
@@ -3491,11 +3491,11 @@ def column_stack(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.column_stack(or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2541, 'column_stack(tensors_t)'))
+    return attach(result, result_t, ('column_stack (auto_linear)', 'derivatives.yaml', 2545, 'column_stack(tensors_t)'))
 
 
 def tensor_split(input, indices_or_sections, dim=0):
-    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2547).
+    """Forward derivative of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2551).
 
         result: tensor_split(self_t, indices_or_sections, dim)  (auto_linear)
     """
@@ -3510,11 +3510,11 @@ def tensor_split(input, indices_or_sections, dim=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.tensor_split(self_t, indices_or_sections, dim))
-    return result if result_t is None else tuple([attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2550, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('tensor_split (auto_linear)', 'derivatives.yaml', 2554, 'tensor_split(self_t, indices_or_sections, dim)')) for r, t in zip(result, result_t)])
 
 
 def hsplit(input, indices_or_sections):
-    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2557).
+    """Forward derivative of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2561).
 
         result: hsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3529,11 +3529,11 @@ def hsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.hsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2560, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('hsplit (auto_linear)', 'derivatives.yaml', 2564, 'hsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def vsplit(input, indices_or_sections):
-    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2566).
+    """Forward derivative of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2570).
 
         result: vsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3548,11 +3548,11 @@ def vsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.vsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2569, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('vsplit (auto_linear)', 'derivatives.yaml', 2573, 'vsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def dsplit(input, indices_or_sections):
-    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2573).
+    """Forward derivative of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2577).
 
         result: dsplit(self_t, indices_or_sections)  (auto_linear)
     """
@@ -3567,11 +3567,11 @@ def dsplit(input, indices_or_sections):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.dsplit(self_t, indices_or_sections))
-    return result if result_t is None else tuple([attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2576, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
+    return result if result_t is None else tuple([attach(r, t, ('dsplit (auto_linear)', 'derivatives.yaml', 2580, 'dsplit(self_t, indices_or_sections)')) for r, t in zip(result, result_t)])
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
-    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2582).
+    """Forward derivative of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2586).
 
         result: diff(self_t, n, dim, prepend_t, append_t)  (auto_linear)
     """
@@ -3588,11 +3588,11 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
         result_t = None
         if append_t is not None or prepend_t is not None or self_t is not None:
             result_t = add_term(result_t, F.diff(or_zeros(self_t, self_), n, dim, or_zeros(prepend_t, prepend), or_zeros(append_t, append)))
-    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2587, 'diff(self_t, n, dim, prepend_t, append_t)'))
+    return attach(result, result_t, ('diff (auto_linear)', 'derivatives.yaml', 2591, 'diff(self_t, n, dim, prepend_t, append_t)'))
 
 
 def trapezoid_x(y, x, *, dim=-1):
-    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2593).
+    """Forward derivative of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2597).
 
         result: trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)
     """
@@ -3609,11 +3609,11 @@ def trapezoid_x(y, x, *, dim=-1):
             result_t = add_term(result_t, F.trapezoid_x(y_t, x, dim=dim))
         if x_t is not None:
             result_t = add_term(result_t, F.trapezoid_x(y, x_t, dim=dim))
-    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2599, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.x', 'derivatives.yaml', 2603, 'trapezoid_x(y_t, x, dim=dim) + trapezoid_x(y, x_t, dim=dim)'))
 
 
 def trapezoid_dx(y, *, dx=1, dim=-1):
-    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2604).
+    """Forward derivative of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2608).
 
         result: trapezoid_dx(y_t, dx=dx, dim=dim)  (auto_linear)
     """
@@ -3627,11 +3627,11 @@ def trapezoid_dx(y, *, dx=1, dim=-1):
         result_t = None
         if y_t is not None:
             result_t = add_term(result_t, F.trapezoid_dx(y_t, dx=dx, dim=dim))
-    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2609, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
+    return attach(result, result_t, ('trapezoid.dx (auto_linear)', 'derivatives.yaml', 2613, 'trapezoid_dx(y_t, dx=dx, dim=dim)'))
 
 
 def repeat_interleave_self_int(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2614).
+    """Forward derivative of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2618).
 
         result: repeat_interleave_self_int(self_t, repeats, dim)  (auto_linear)
     """
@@ -3646,11 +3646,11 @@ def repeat_interleave_self_int(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_int(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2617, 'repeat_interleave_self_int(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_int (auto_linear)', 'derivatives.yaml', 2621, 'repeat_interleave_self_int(self_t, repeats, dim)'))
 
 
 def repeat_interleave_self_Tensor(input, repeats, dim=None):
-    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2622).
+    """Forward derivative of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2626).
 
         result: repeat_interleave_self_Tensor(self_t, repeats, dim)  (auto_linear)
     """
@@ -3665,11 +3665,11 @@ def repeat_interleave_self_Tensor(input, repeats, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.repeat_interleave_self_Tensor(self_t, repeats, dim))
-    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2626, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
+    return attach(result, result_t, ('repeat_interleave.self_Tensor (auto_linear)', 'derivatives.yaml', 2630, 'repeat_interleave_self_Tensor(self_t, repeats, dim)'))
 
 
 def rot90(input, k=1, dims=(0, 1)):
-    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2638).
+    """Forward derivative of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2642).
 
         result: rot90(self_t, k, dims)  (auto_linear)
     """
@@ -3684,11 +3684,11 @@ def rot90(input, k=1, dims=(0, 1)):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.rot90(self_t, k, dims))
-    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2641, 'rot90(self_t, k, dims)'))
+    return attach(result, result_t, ('rot90 (auto_linear)', 'derivatives.yaml', 2645, 'rot90(self_t, k, dims)'))
 
 
 def flipud(input):
-    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2647).
+    """Forward derivative of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2651).
 
         result: flipud(self_t)  (auto_linear)
     """
@@ -3703,11 +3703,11 @@ def flipud(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.flipud(self_t))
-    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2650, 'flipud(self_t)'))
+    return attach(result, result_t, ('flipud (auto_linear)', 'derivatives.yaml', 2654, 'flipud(self_t)'))
 
 
 def fliplr(input):
-    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2653).
+    """Forward derivative of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2657).
 
         result: fliplr(self_t)  (auto_linear)
     """
@@ -3722,11 +3722,11 @@ def fliplr(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.fliplr(self_t))
-    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2656, 'fliplr(self_t)'))
+    return attach(result, result_t, ('fliplr (auto_linear)', 'derivatives.yaml', 2660, 'fliplr(self_t)'))
 
 
 def getitem(input, index):
-    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2665).
+    """Forward derivative of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2669).
 
         result: getitem(self_t, index)  (auto_linear)
     """
@@ -3741,11 +3741,11 @@ def getitem(input, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem(self_t, index))
-    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2668, 'getitem(self_t, index)'))
+    return attach(result, result_t, ('getitem (auto_linear)', 'derivatives.yaml', 2672, 'getitem(self_t, index)'))
 
 
 def getitem_backward(input, shape, index):
-    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2689).
+    """Forward derivative of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2693).
 
         result: getitem_backward(self_t, shape, index)  (auto_linear)
     """
@@ -3760,11 +3760,11 @@ def getitem_backward(input, shape, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.getitem_backward(self_t, shape, index))
-    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2692, 'getitem_backward(self_t, shape, index)'))
+    return attach(result, result_t, ('getitem_backward (auto_linear)', 'derivatives.yaml', 2696, 'getitem_backward(self_t, shape, index)'))
 
 
 def gather(input, dim, index):
-    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2698).
+    """Forward derivative of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2702).
 
         result: gather(self_t, dim, index)  (auto_linear)
     """
@@ -3779,11 +3779,11 @@ def gather(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather(self_t, dim, index))
-    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2702, 'gather(self_t, dim, index)'))
+    return attach(result, result_t, ('gather (auto_linear)', 'derivatives.yaml', 2706, 'gather(self_t, dim, index)'))
 
 
 def unfold(input, dimension, size, step):
-    """Forward derivative of `unfold(Tensor self, int dimension, int size, int step) -> Tensor` (derivatives.yaml:2717).
+    """Forward derivative of `unfold(Tensor self, int dimension, int size, int step) -> Tensor` (derivatives.yaml:2721).
 
         result: unfold(self_t, dimension, size, step)  (auto_linear)
     """
@@ -3798,11 +3798,11 @@ def unfold(input, dimension, size, step):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unfold(self_t, dimension, size, step))
-    return attach(result, result_t, ('unfold (auto_linear)', 'derivatives.yaml', 2720, 'unfold(self_t, dimension, size, step)'))
+    return attach(result, result_t, ('unfold (auto_linear)', 'derivatives.yaml', 2724, 'unfold(self_t, dimension, size, step)'))
 
 
 def unfold_backward(input, input_sizes, dim, size, step):
-    """Forward derivative of `unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor` (derivatives.yaml:2730).
+    """Forward derivative of `unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor` (derivatives.yaml:2734).
 
         result: unfold_backward(self_t, input_sizes, dim, size, step)  (auto_linear)
     """
@@ -3817,11 +3817,11 @@ def unfold_backward(input, input_sizes, dim, size, step):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.unfold_backward(self_t, input_sizes, dim, size, step))
-    return attach(result, result_t, ('unfold_backward (auto_linear)', 'derivatives.yaml', 2733, 'unfold_backward(self_t, input_sizes, dim, size, step)'))
+    return attach(result, result_t, ('unfold_backward (auto_linear)', 'derivatives.yaml', 2737, 'unfold_backward(self_t, input_sizes, dim, size, step)'))
 
 
 def _as_strided(input, size, stride, shift, self_stride):
-    """Forward derivative of `_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor` (derivatives.yaml:2742).
+    """Forward derivative of `_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor` (derivatives.yaml:2746).
 
         result: as_strided_remap(self_t, self.shape, self_stride, 0, size, stride, shift, True)
     """
@@ -3836,11 +3836,11 @@ def _as_strided(input, size, stride, shift, self_stride):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.as_strided_remap(self_t, shape_of(self_), self_stride, 0, size, stride, shift, True))
-    return attach(result, result_t, ('_as_strided', 'derivatives.yaml', 2745, 'as_strided_remap(self_t, self.shape, self_stride, 0, size, stride, shift, True)'))
+    return attach(result, result_t, ('_as_strided', 'derivatives.yaml', 2749, 'as_strided_remap(self_t, self.shape, self_stride, 0, size, stride, shift, True)'))
 
 
 def as_strided_remap(input, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first):
-    """Forward derivative of `as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor` (derivatives.yaml:2755).
+    """Forward derivative of `as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor` (derivatives.yaml:2759).
 
         result: as_strided_remap(self_t, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first)  (auto_linear)
     """
@@ -3855,11 +3855,11 @@ def as_strided_remap(input, from_size, from_stride, from_offset, to_size, to_str
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.as_strided_remap(self_t, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first))
-    return attach(result, result_t, ('as_strided_remap (auto_linear)', 'derivatives.yaml', 2758, 'as_strided_remap(self_t, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first)'))
+    return attach(result, result_t, ('as_strided_remap (auto_linear)', 'derivatives.yaml', 2762, 'as_strided_remap(self_t, from_size, from_stride, from_offset, to_size, to_stride, to_offset, average_first)'))
 
 
 def _as_strided_scatter(input, src, size, stride, storage_offset, layout):
-    """Forward derivative of `_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor` (derivatives.yaml:2766).
+    """Forward derivative of `_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor` (derivatives.yaml:2770).
 
         result: _as_strided_scatter(self_t, src_t, size, stride, storage_offset, layout)  (auto_linear)
     """
@@ -3875,11 +3875,11 @@ def _as_strided_scatter(input, src, size, stride, storage_offset, layout):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F._as_strided_scatter(or_zeros(self_t, self_), or_zeros(src_t, src), size, stride, storage_offset, layout))
-    return attach(result, result_t, ('_as_strided_scatter (auto_linear)', 'derivatives.yaml', 2770, '_as_strided_scatter(self_t, src_t, size, stride, storage_offset, layout)'))
+    return attach(result, result_t, ('_as_strided_scatter (auto_linear)', 'derivatives.yaml', 2774, '_as_strided_scatter(self_t, src_t, size, stride, storage_offset, layout)'))
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
-    """Forward derivative of `diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2776).
+    """Forward derivative of `diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2780).
 
         result: diagonal_scatter(self_t, src_t, offset, dim1, dim2)  (auto_linear)
     """
@@ -3895,11 +3895,11 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.diagonal_scatter(or_zeros(self_t, self_), or_zeros(src_t, src), offset, dim1, dim2))
-    return attach(result, result_t, ('diagonal_scatter (auto_linear)', 'derivatives.yaml', 2780, 'diagonal_scatter(self_t, src_t, offset, dim1, dim2)'))
+    return attach(result, result_t, ('diagonal_scatter (auto_linear)', 'derivatives.yaml', 2784, 'diagonal_scatter(self_t, src_t, offset, dim1, dim2)'))
 
 
 def select_scatter(input, src, dim, index):
-    """Forward derivative of `select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor` (derivatives.yaml:2786).
+    """Forward derivative of `select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor` (derivatives.yaml:2790).
 
         result: select_scatter(self_t, src_t, dim, index)  (auto_linear)
     """
@@ -3915,11 +3915,11 @@ def select_scatter(input, src, dim, index):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.select_scatter(or_zeros(self_t, self_), or_zeros(src_t, src), dim, index))
-    return attach(result, result_t, ('select_scatter (auto_linear)', 'derivatives.yaml', 2790, 'select_scatter(self_t, src_t, dim, index)'))
+    return attach(result, result_t, ('select_scatter (auto_linear)', 'derivatives.yaml', 2794, 'select_scatter(self_t, src_t, dim, index)'))
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    """Forward derivative of `slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor` (derivatives.yaml:2796).
+    """Forward derivative of `slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor` (derivatives.yaml:2800).
 
         result: slice_scatter(self_t, src_t, dim, start, end, step)  (auto_linear)
     """
@@ -3935,11 +3935,11 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.slice_scatter(or_zeros(self_t, self_), or_zeros(src_t, src), dim, start, end, step))
-    return attach(result, result_t, ('slice_scatter (auto_linear)', 'derivatives.yaml', 2800, 'slice_scatter(self_t, src_t, dim, start, end, step)'))
+    return attach(result, result_t, ('slice_scatter (auto_linear)', 'derivatives.yaml', 2804, 'slice_scatter(self_t, src_t, dim, start, end, step)'))
 
 
 def renorm(input, p, dim, maxnorm):
-    """Forward derivative of `renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor` (derivatives.yaml:2806).
+    """Forward derivative of `renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor` (derivatives.yaml:2810).
 
         result: renorm_jvp(self_t, self, p, dim, maxnorm)
     """
@@ -3954,11 +3954,11 @@ def renorm(input, p, dim, maxnorm):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.renorm_jvp(self_t, self_, p, dim, maxnorm))
-    return attach(result, result_t, ('renorm', 'derivatives.yaml', 2810, 'renorm_jvp(self_t, self, p, dim, maxnorm)'))
+    return attach(result, result_t, ('renorm', 'derivatives.yaml', 2814, 'renorm_jvp(self_t, self, p, dim, maxnorm)'))
 
 
 def sgn(input):
-    """Forward derivative of `sgn(Tensor self) -> Tensor` (derivatives.yaml:2819).
+    """Forward derivative of `sgn(Tensor self) -> Tensor` (derivatives.yaml:2823).
 
         result: zeros_like(self_t)  (auto_element_wise)
     """
@@ -3973,11 +3973,11 @@ def sgn(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.zeros_like(self_t))
-    return attach(result, result_t, ('sgn (auto_element_wise)', 'derivatives.yaml', 2823, 'zeros_like(self_t)'))
+    return attach(result, result_t, ('sgn (auto_element_wise)', 'derivatives.yaml', 2827, 'zeros_like(self_t)'))
 
 
 def ldexp(input, other):
-    """Forward derivative of `ldexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2827).
+    """Forward derivative of `ldexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2831).
 
         result: self_t * exp2(other) + other_t * result * 0.6931471805599453
     """
@@ -3995,11 +3995,11 @@ def ldexp(input, other):
             result_t = add_term(result_t, self_t * F.exp2(other))
         if other_t is not None:
             result_t = add_term(result_t, other_t * result * 0.6931471805599453)
-    return attach(result, result_t, ('ldexp', 'derivatives.yaml', 2834, 'self_t * exp2(other) + other_t * result * 0.6931471805599453'))
+    return attach(result, result_t, ('ldexp', 'derivatives.yaml', 2838, 'self_t * exp2(other) + other_t * result * 0.6931471805599453'))
 
 
 def frexp(input):
-    """Forward derivative of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2842).
+    """Forward derivative of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2846).
 
         mantissa: times_power_of_two(self_t, neg(exponent))
     """
@@ -4014,11 +4014,11 @@ def frexp(input):
         mantissa_t = None
         if self_t is not None:
             mantissa_t = add_term(mantissa_t, F.times_power_of_two(self_t, F.neg(exponent)))
-    return out._make((attach(mantissa, mantissa_t, ('frexp', 'derivatives.yaml', 2845, 'times_power_of_two(self_t, neg(exponent))')), exponent,))
+    return out._make((attach(mantissa, mantissa_t, ('frexp', 'derivatives.yaml', 2849, 'times_power_of_two(self_t, neg(exponent))')), exponent,))
 
 
 def nextafter(input, other):
-    """Forward derivative of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2850).
+    """Forward derivative of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2854).
 
         result: self_t + expand(zeros_like(other_t), result.shape)
     """
@@ -4038,11 +4038,11 @@ def nextafter(input, other):
             result_t = add_term(result_t, F.expand(F.zeros_like(other_t), shape_of(result)))
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('nextafter', 'derivatives.yaml', 2857, 'self_t + expand(zeros_like(other_t), result.shape)'))
+    return attach(result, result_t, ('nextafter', 'derivatives.yaml', 2861, 'self_t + expand(zeros_like(other_t), result.shape)'))
 
 
 def put(input, index, source, accumulate=False):
-    """Forward derivative of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2879).
+    """Forward derivative of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2883).
 
         result: put(self_t, index, source_t, accumulate)  (auto_linear)
     """
@@ -4058,11 +4058,11 @@ def put(input, index, source, accumulate=False):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.put(or_zeros(self_t, self_), index, or_zeros(source_t, source), accumulate))
-    return attach(result, result_t, ('put (auto_linear)', 'derivatives.yaml', 2885, 'put(self_t, index, source_t, accumulate)'))
+    return attach(result, result_t, ('put (auto_linear)', 'derivatives.yaml', 2889, 'put(self_t, index, source_t, accumulate)'))
 
 
 def diagflat(input, offset=0):
-    """Forward derivative of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2890).
+    """Forward derivative of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2894).
 
         result: diagflat(self_t, offset)  (auto_linear)
     """
@@ -4077,11 +4077,11 @@ def diagflat(input, offset=0):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.diagflat(self_t, offset))
-    return attach(result, result_t, ('diagflat (auto_linear)', 'derivatives.yaml', 2893, 'diagflat(self_t, offset)'))
+    return attach(result, result_t, ('diagflat (auto_linear)', 'derivatives.yaml', 2897, 'diagflat(self_t, offset)'))
 
 
 def gather_backward(input, dim, index, shape):
-    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2899).
+    """Forward derivative of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2903).
 
         result: gather_backward(self_t, dim, index, shape)  (auto_linear)
     """
@@ -4096,11 +4096,11 @@ def gather_backward(input, dim, index, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.gather_backward(self_t, dim, index, shape))
-    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2903, 'gather_backward(self_t, dim, index, shape)'))
+    return attach(result, result_t, ('gather_backward (auto_linear)', 'derivatives.yaml', 2907, 'gather_backward(self_t, dim, index, shape)'))
 
 
 def index_select(input, dim, index):
-    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2909).
+    """Forward derivative of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2913).
 
         result: index_select(self_t, dim, index)  (auto_linear)
     """
@@ -4115,11 +4115,11 @@ def index_select(input, dim, index):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.index_select(self_t, dim, index))
-    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2913, 'index_select(self_t, dim, index)'))
+    return attach(result, result_t, ('index_select (auto_linear)', 'derivatives.yaml', 2917, 'index_select(self_t, dim, index)'))
 
 
 def index_add(input, dim, index, source, *, alpha=1):
-    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2919).
+    """Forward derivative of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2923).
 
         result: index_add(self_t, dim, index, source_t, alpha=alpha)  (auto_linear)
     """
@@ -4135,11 +4135,11 @@ def index_add(input, dim, index, source, *, alpha=1):
         result_t = None
         if self_t is not None or source_t is not None:
             result_t = add_term(result_t, F.index_add(or_zeros(self_t, self_), dim, index, or_zeros(source_t, source), alpha=alpha))
-    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2925, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
+    return attach(result, result_t, ('index_add (auto_linear)', 'derivatives.yaml', 2929, 'index_add(self_t, dim, index, source_t, alpha=alpha)'))
 
 
 def scatter_src(input, dim, index, src):
-    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2931).
+    """Forward derivative of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2935).
 
         result: scatter_src(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -4155,11 +4155,11 @@ def scatter_src(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_src(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2937, 'scatter_src(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter.src (auto_linear)', 'derivatives.yaml', 2941, 'scatter_src(self_t, dim, index, src_t)'))
 
 
 def scatter_value(input, dim, index, value):
-    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2943).
+    """Forward derivative of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2947).
 
         result: scatter_value(self_t, dim, index, 0.0)
     """
@@ -4174,11 +4174,11 @@ def scatter_value(input, dim, index, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.scatter_value(self_t, dim, index, 0.0))
-    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2948, 'scatter_value(self_t, dim, index, 0.0)'))
+    return attach(result, result_t, ('scatter.value', 'derivatives.yaml', 2952, 'scatter_value(self_t, dim, index, 0.0)'))
 
 
 def scatter_add(input, dim, index, src):
-    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2952).
+    """Forward derivative of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2956).
 
         result: scatter_add(self_t, dim, index, src_t)  (auto_linear)
     """
@@ -4194,11 +4194,11 @@ def scatter_add(input, dim, index, src):
         result_t = None
         if self_t is not None or src_t is not None:
             result_t = add_term(result_t, F.scatter_add(or_zeros(self_t, self_), dim, index, or_zeros(src_t, src)))
-    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2958, 'scatter_add(self_t, dim, index, src_t)'))
+    return attach(result, result_t, ('scatter_add (auto_linear)', 'derivatives.yaml', 2962, 'scatter_add(self_t, dim, index, src_t)'))
 
 
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
-    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2967).
+    """Forward derivative of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2971).
 
         result: self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))
     """
@@ -4216,11 +4216,11 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
             result_t = add_term(result_t, self_t * F.scatter_reduce_grad_self(F.ones_like(result), self_, dim, index, src, reduce, include_self, result))
         if src_t is not None:
             result_t = add_term(result_t, F.scatter_add(F.zeros_like(self_), dim, index, src_t * F.scatter_reduce_grad_src(F.ones_like(result), self_, dim, index, src, reduce, include_self, result)))
-    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2973, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
+    return attach(result, result_t, ('scatter_reduce', 'derivatives.yaml', 2977, 'self_t * scatter_reduce_grad_self(ones_like(result), self, dim, index, src, reduce, include_self, result) + scatter_add(zeros_like(self), dim, index, src_t * scatter_reduce_grad_src(ones_like(result), self, dim, index, src, reduce, include_self, result))'))
 
 
 def masked_fill_Scalar(input, mask, value):
-    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2981).
+    """Forward derivative of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2985).
 
         result: masked_fill_Scalar(self_t, mask, 0.0)
     """
@@ -4235,11 +4235,11 @@ def masked_fill_Scalar(input, mask, value):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
-    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2986, 'masked_fill_Scalar(self_t, mask, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Scalar', 'derivatives.yaml', 2990, 'masked_fill_Scalar(self_t, mask, 0.0)'))
 
 
 def masked_fill_Tensor(input, mask, value):
-    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2992).
+    """Forward derivative of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2996).
 
         result: masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)
     """
@@ -4257,11 +4257,11 @@ def masked_fill_Tensor(input, mask, value):
             result_t = add_term(result_t, F.masked_fill_Scalar(self_t, mask, 0.0))
         if value_t is not None:
             result_t = add_term(result_t, F.where(mask, value_t, 0.0))
-    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 2998, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
+    return attach(result, result_t, ('masked_fill.Tensor', 'derivatives.yaml', 3002, 'masked_fill_Scalar(self_t, mask, 0.0) + where(mask, value_t, 0.0)'))
 
 
 def _masked_select(input, mask):
-    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:3004).
+    """Forward derivative of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:3008).
 
         result: _masked_select(self_t, mask)  (auto_linear)
     """
@@ -4276,11 +4276,11 @@ def _masked_select(input, mask):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F._masked_select(self_t, mask))
-    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 3008, '_masked_select(self_t, mask)'))
+    return attach(result, result_t, ('_masked_select (auto_linear)', 'derivatives.yaml', 3012, '_masked_select(self_t, mask)'))
 
 
 def take_along_dim(input, indices, dim=None):
-    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:3014).
+    """Forward derivative of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:3018).
 
         result: take_along_dim(self_t, indices, dim)  (auto_linear)
     """
@@ -4295,11 +4295,11 @@ def take_along_dim(input, indices, dim=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim(self_t, indices, dim))
-    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 3018, 'take_along_dim(self_t, indices, dim)'))
+    return attach(result, result_t, ('take_along_dim (auto_linear)', 'derivatives.yaml', 3022, 'take_along_dim(self_t, indices, dim)'))
 
 
 def take_along_dim_backward(input, dim, indices, shape):
-    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:3025).
+    """Forward derivative of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:3029).
 
         result: take_along_dim_backward(self_t, dim, indices, shape)  (auto_linear)
     """
@@ -4314,11 +4314,11 @@ def take_along_dim_backward(input, dim, indices, shape):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.take_along_dim_backward(self_t, dim, indices, shape))
-    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 3029, 'take_along_dim_backward(self_t, dim, indices, shape)'))
+    return attach(result, result_t, ('take_along_dim_backward (auto_linear)', 'derivatives.yaml', 3033, 'take_along_dim_backward(self_t, dim, indices, shape)'))
 
 
 def matmul(input, other):
-    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3047).
+    """Forward derivative of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3051).
 
         result: matmul(self_t, other) + matmul(self, other_t)
     """
@@ -4336,11 +4336,11 @@ def matmul(input, other):
             result_t = add_term(result_t, F.matmul(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.matmul(self_, other_t))
-    return attach(result, result_t, ('matmul', 'derivatives.yaml', 3052, 'matmul(self_t, other) + matmul(self, other_t)'))
+    return attach(result, result_t, ('matmul', 'derivatives.yaml', 3056, 'matmul(self_t, other) + matmul(self, other_t)'))
 
 
 def mm(input, mat2):
-    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3070).
+    """Forward derivative of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3074).
 
         result: mm(self_t, mat2) + mm(self, mat2_t)
     """
@@ -4358,11 +4358,11 @@ def mm(input, mat2):
             result_t = add_term(result_t, F.mm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.mm(self_, mat2_t))
-    return attach(result, result_t, ('mm', 'derivatives.yaml', 3075, 'mm(self_t, mat2) + mm(self, mat2_t)'))
+    return attach(result, result_t, ('mm', 'derivatives.yaml', 3079, 'mm(self_t, mat2) + mm(self, mat2_t)'))
 
 
 def bmm(input, mat2):
-    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3081).
+    """Forward derivative of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3085).
 
         result: bmm(self_t, mat2) + bmm(self, mat2_t)
     """
@@ -4380,11 +4380,11 @@ def bmm(input, mat2):
             result_t = add_term(result_t, F.bmm(self_t, mat2))
         if mat2_t is not None:
             result_t = add_term(result_t, F.bmm(self_, mat2_t))
-    return attach(result, result_t, ('bmm', 'derivatives.yaml', 3086, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
+    return attach(result, result_t, ('bmm', 'derivatives.yaml', 3090, 'bmm(self_t, mat2) + bmm(self, mat2_t)'))
 
 
 def mv(input, vec):
-    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:3091).
+    """Forward derivative of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:3095).
 
         result: mv(self_t, vec) + mv(self, vec_t)
     """
@@ -4402,11 +4402,11 @@ def mv(input, vec):
             result_t = add_term(result_t, F.mv(self_t, vec))
         if vec_t is not None:
             result_t = add_term(result_t, F.mv(self_, vec_t))
-    return attach(result, result_t, ('mv', 'derivatives.yaml', 3096, 'mv(self_t, vec) + mv(self, vec_t)'))
+    return attach(result, result_t, ('mv', 'derivatives.yaml', 3100, 'mv(self_t, vec) + mv(self, vec_t)'))
 
 
 def dot(input, tensor):
-    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:3101).
+    """Forward derivative of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:3105).
 
         result: dot(self_t, tensor) + dot(self, tensor_t)
     """
@@ -4424,11 +4424,11 @@ def dot(input, tensor):
             result_t = add_term(result_t, F.dot(self_t, tensor))
         if tensor_t is not None:
             result_t = add_term(result_t, F.dot(self_, tensor_t))
-    return attach(result, result_t, ('dot', 'derivatives.yaml', 3105, 'dot(self_t, tensor) + dot(self, tensor_t)'))
+    return attach(result, result_t, ('dot', 'derivatives.yaml', 3109, 'dot(self_t, tensor) + dot(self, tensor_t)'))
 
 
 def vdot(input, other):
-    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3110).
+    """Forward derivative of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3114).
 
         result: vdot(self_t, other) + vdot(self, other_t)
     """
@@ -4446,11 +4446,11 @@ def vdot(input, other):
             result_t = add_term(result_t, F.vdot(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.vdot(self_, other_t))
-    return attach(result, result_t, ('vdot', 'derivatives.yaml', 3114, 'vdot(self_t, other) + vdot(self, other_t)'))
+    return attach(result, result_t, ('vdot', 'derivatives.yaml', 3118, 'vdot(self_t, other) + vdot(self, other_t)'))
 
 
 def inner(input, other):
-    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3117).
+    """Forward derivative of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3121).
 
         result: inner(self_t, other) + inner(self, other_t)
     """
@@ -4468,11 +4468,11 @@ def inner(input, other):
             result_t = add_term(result_t, F.inner(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.inner(self_, other_t))
-    return attach(result, result_t, ('inner', 'derivatives.yaml', 3122, 'inner(self_t, other) + inner(self, other_t)'))
+    return attach(result, result_t, ('inner', 'derivatives.yaml', 3126, 'inner(self_t, other) + inner(self, other_t)'))
 
 
 def outer(input, vec2):
-    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:3129).
+    """Forward derivative of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:3133).
 
         result: outer(self_t, vec2) + outer(self, vec2_t)
     """
@@ -4490,11 +4490,11 @@ def outer(input, vec2):
             result_t = add_term(result_t, F.outer(self_t, vec2))
         if vec2_t is not None:
             result_t = add_term(result_t, F.outer(self_, vec2_t))
-    return attach(result, result_t, ('outer', 'derivatives.yaml', 3134, 'outer(self_t, vec2) + outer(self, vec2_t)'))
+    return attach(result, result_t, ('outer', 'derivatives.yaml', 3138, 'outer(self_t, vec2) + outer(self, vec2_t)'))
 
 
 def einsum(equation, tensors):
-    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:3139).
+    """Forward derivative of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:3143).
 
         result: einsum_jvp(equation, tensors, tensors_t)
     """
@@ -4508,11 +4508,11 @@ def einsum(equation, tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.einsum_jvp(equation, tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('einsum', 'derivatives.yaml', 3142, 'einsum_jvp(equation, tensors, tensors_t)'))
+    return attach(result, result_t, ('einsum', 'derivatives.yaml', 3146, 'einsum_jvp(equation, tensors, tensors_t)'))
 
 
 def tensordot(input, other, dims_self, dims_other):
-    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:3157).
+    """Forward derivative of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:3161).
 
         result: tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)
     """
@@ -4530,11 +4530,11 @@ def tensordot(input, other, dims_self, dims_other):
             result_t = add_term(result_t, F.tensordot(self_t, other, dims_self, dims_other))
         if other_t is not None:
             result_t = add_term(result_t, F.tensordot(self_, other_t, dims_self, dims_other))
-    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 3162, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
+    return attach(result, result_t, ('tensordot', 'derivatives.yaml', 3166, 'tensordot(self_t, other, dims_self, dims_other) + tensordot(self, other_t, dims_self, dims_other)'))
 
 
 def kron(input, other):
-    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3171).
+    """Forward derivative of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3175).
 
         result: kron(self_t, other) + kron(self, other_t)
     """
@@ -4552,11 +4552,11 @@ def kron(input, other):
             result_t = add_term(result_t, F.kron(self_t, other))
         if other_t is not None:
             result_t = add_term(result_t, F.kron(self_, other_t))
-    return attach(result, result_t, ('kron', 'derivatives.yaml', 3176, 'kron(self_t, other) + kron(self, other_t)'))
+    return attach(result, result_t, ('kron', 'derivatives.yaml', 3180, 'kron(self_t, other) + kron(self, other_t)'))
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3182).
+    """Forward derivative of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3186).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)
     """
@@ -4577,11 +4577,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1_t, mat2), alpha))
         if mat2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mm(mat1, mat2_t), alpha))
-    return attach(result, result_t, ('addmm', 'derivatives.yaml', 3189, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
+    return attach(result, result_t, ('addmm', 'derivatives.yaml', 3193, 'maybe_multiply(self_t, beta) + maybe_multiply(mm(mat1_t, mat2), alpha) + maybe_multiply(mm(mat1, mat2_t), alpha)'))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
-    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3196).
+    """Forward derivative of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3200).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)
     """
@@ -4602,11 +4602,11 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat_t, vec), alpha))
         if vec_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.mv(mat, vec_t), alpha))
-    return attach(result, result_t, ('addmv', 'derivatives.yaml', 3203, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
+    return attach(result, result_t, ('addmv', 'derivatives.yaml', 3207, 'maybe_multiply(self_t, beta) + maybe_multiply(mv(mat_t, vec), alpha) + maybe_multiply(mv(mat, vec_t), alpha)'))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
-    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3211).
+    """Forward derivative of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3215).
 
         result: maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)
     """
@@ -4627,11 +4627,11 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1_t, batch2), alpha))
         if batch2_t is not None:
             result_t = add_term(result_t, F.maybe_multiply(F.bmm(batch1, batch2_t), alpha))
-    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 3218, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
+    return attach(result, result_t, ('baddbmm', 'derivatives.yaml', 3222, 'maybe_multiply(self_t, beta) + maybe_multiply(bmm(batch1_t, batch2), alpha) + maybe_multiply(bmm(batch1, batch2_t), alpha)'))
 
 
 def cross(input, other, dim=None):
-    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:3223).
+    """Forward derivative of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:3227).
 
         result: cross(self_t, other, dim) + cross(self, other_t, dim)
     """
@@ -4649,11 +4649,11 @@ def cross(input, other, dim=None):
             result_t = add_term(result_t, F.cross(self_t, other, dim))
         if other_t is not None:
             result_t = add_term(result_t, F.cross(self_, other_t, dim))
-    return attach(result, result_t, ('cross', 'derivatives.yaml', 3227, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
+    return attach(result, result_t, ('cross', 'derivatives.yaml', 3231, 'cross(self_t, other, dim) + cross(self, other_t, dim)'))
 
 
 def linalg_cross(input, other, *, dim=-1):
-    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:3233).
+    """Forward derivative of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:3237).
 
         result: linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)
     """
@@ -4671,11 +4671,11 @@ def linalg_cross(input, other, *, dim=-1):
             result_t = add_term(result_t, F.linalg_cross(self_t, other, dim=dim))
         if other_t is not None:
             result_t = add_term(result_t, F.linalg_cross(self_, other_t, dim=dim))
-    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 3238, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_cross', 'derivatives.yaml', 3242, 'linalg_cross(self_t, other, dim=dim) + linalg_cross(self, other_t, dim=dim)'))
 
 
 def trace(input):
-    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:3245).
+    """Forward derivative of `trace(Tensor self) -> Tensor` (derivatives.yaml:3249).
 
         result: trace(self_t)  (auto_linear)
     """
@@ -4690,11 +4690,11 @@ def trace(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.trace(self_t))
-    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 3249, 'trace(self_t)'))
+    return attach(result, result_t, ('trace (auto_linear)', 'derivatives.yaml', 3253, 'trace(self_t)'))
 
 
 def linalg_inv(A):
-    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:3256).
+    """Forward derivative of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:3260).
 
         result: -matmul(result, matmul(A_t, result))
     """
@@ -4708,11 +4708,11 @@ def linalg_inv(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(A_t, result)))
-    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 3260, '-matmul(result, matmul(A_t, result))'))
+    return attach(result, result_t, ('linalg_inv', 'derivatives.yaml', 3264, '-matmul(result, matmul(A_t, result))'))
 
 
 def inverse(input):
-    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:3269).
+    """Forward derivative of `inverse(Tensor self) -> Tensor` (derivatives.yaml:3273).
 
         result: -matmul(result, matmul(self_t, result))
     """
@@ -4727,11 +4727,11 @@ def inverse(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, -F.matmul(result, F.matmul(self_t, result)))
-    return attach(result, result_t, ('inverse', 'derivatives.yaml', 3273, '-matmul(result, matmul(self_t, result))'))
+    return attach(result, result_t, ('inverse', 'derivatives.yaml', 3277, '-matmul(result, matmul(self_t, result))'))
 
 
 def linalg_det(A):
-    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:3276).
+    """Forward derivative of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:3280).
 
         result: sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)
     """
@@ -4745,11 +4745,11 @@ def linalg_det(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(A_t * F.det_backward(F.ones_like(result), A, result), -1), -1))
-    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 3280, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
+    return attach(result, result_t, ('linalg_det', 'derivatives.yaml', 3284, 'sum(sum(A_t * det_backward(ones_like(result), A, result), -1), -1)'))
 
 
 def det(input):
-    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:3290).
+    """Forward derivative of `det(Tensor self) -> Tensor` (derivatives.yaml:3294).
 
         result: sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)
     """
@@ -4764,11 +4764,11 @@ def det(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.det_backward(F.ones_like(result), self_, result), -1), -1))
-    return attach(result, result_t, ('det', 'derivatives.yaml', 3294, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
+    return attach(result, result_t, ('det', 'derivatives.yaml', 3298, 'sum(sum(self_t * det_backward(ones_like(result), self, result), -1), -1)'))
 
 
 def linalg_slogdet(A):
-    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3297).
+    """Forward derivative of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3301).
 
         logabsdet: sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)
     """
@@ -4782,11 +4782,11 @@ def linalg_slogdet(A):
         logabsdet_t = None
         if A_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(A_t * F.logabsdet_backward(F.ones_like(logabsdet), A), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 3301, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('linalg_slogdet', 'derivatives.yaml', 3305, 'sum(sum(A_t * logabsdet_backward(ones_like(logabsdet), A), -1), -1)')),))
 
 
 def slogdet(input):
-    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3309).
+    """Forward derivative of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3313).
 
         logabsdet: sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)
     """
@@ -4801,11 +4801,11 @@ def slogdet(input):
         logabsdet_t = None
         if self_t is not None:
             logabsdet_t = add_term(logabsdet_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(logabsdet), self_), -1), -1))
-    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 3313, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
+    return out._make((sign, attach(logabsdet, logabsdet_t, ('slogdet', 'derivatives.yaml', 3317, 'sum(sum(self_t * logabsdet_backward(ones_like(logabsdet), self), -1), -1)')),))
 
 
 def logdet(input):
-    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:3317).
+    """Forward derivative of `logdet(Tensor self) -> Tensor` (derivatives.yaml:3321).
 
         result: sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)
     """
@@ -4820,11 +4820,11 @@ def logdet(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(F.sum(self_t * F.logabsdet_backward(F.ones_like(result), self_), -1), -1))
-    return attach(result, result_t, ('logdet', 'derivatives.yaml', 3321, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
+    return attach(result, result_t, ('logdet', 'derivatives.yaml', 3325, 'sum(sum(self_t * logabsdet_backward(ones_like(result), self), -1), -1)'))
 
 
 def linalg_solve(A, B, *, left=True):
-    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:3324).
+    """Forward derivative of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:3328).
 
         result: linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)
     """
@@ -4841,11 +4841,11 @@ def linalg_solve(A, B, *, left=True):
             result_t = add_term(result_t, F.linalg_solve(A, B_t, left=left))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve(A, F.solve_jvp_rhs(A_t, result, left), left=left), negate=True)
-    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 3329, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
+    return attach(result, result_t, ('linalg_solve', 'derivatives.yaml', 3333, 'linalg_solve(A, B_t, left=left) - linalg_solve(A, solve_jvp_rhs(A_t, result, left), left=left)'))
 
 
 def linalg_cholesky(A, *, upper=False):
-    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:3340).
+    """Forward derivative of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:3344).
 
         result: cholesky_jvp(A_t, result, upper)
     """
@@ -4859,11 +4859,11 @@ def linalg_cholesky(A, *, upper=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(A_t, result, upper))
-    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 3344, 'cholesky_jvp(A_t, result, upper)'))
+    return attach(result, result_t, ('linalg_cholesky', 'derivatives.yaml', 3348, 'cholesky_jvp(A_t, result, upper)'))
 
 
 def cholesky(input, upper=False):
-    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3352).
+    """Forward derivative of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3356).
 
         result: cholesky_jvp(self_t, result, upper)
     """
@@ -4878,11 +4878,11 @@ def cholesky(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.cholesky_jvp(self_t, result, upper))
-    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 3356, 'cholesky_jvp(self_t, result, upper)'))
+    return attach(result, result_t, ('cholesky', 'derivatives.yaml', 3360, 'cholesky_jvp(self_t, result, upper)'))
 
 
 def linalg_eigh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:3359).
+    """Forward derivative of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:3363).
 
         eigenvalues, eigenvectors: eigh_jvp(A_t, eigenvalues, eigenvectors)
     """
@@ -4896,11 +4896,11 @@ def linalg_eigh(A, UPLO='L'):
         eigenvalues_t = eigenvectors_t = None
         if A_t is not None:
             eigenvalues_t, eigenvectors_t = F.eigh_jvp(or_zeros(A_t, A), eigenvalues, eigenvectors)
-    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 3363, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 3363, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
+    return out._make((attach(eigenvalues, eigenvalues_t, ('linalg_eigh', 'derivatives.yaml', 3367, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')), attach(eigenvectors, eigenvectors_t, ('linalg_eigh', 'derivatives.yaml', 3367, 'eigh_jvp(A_t, eigenvalues, eigenvectors)')),))
 
 
 def linalg_eigvalsh(A, UPLO='L'):
-    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:3371).
+    """Forward derivative of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:3375).
 
         result: eigvalsh_jvp(A_t, A, UPLO)
     """
@@ -4914,11 +4914,11 @@ def linalg_eigvalsh(A, UPLO='L'):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.eigvalsh_jvp(A_t, A, UPLO))
-    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 3375, 'eigvalsh_jvp(A_t, A, UPLO)'))
+    return attach(result, result_t, ('linalg_eigvalsh', 'derivatives.yaml', 3379, 'eigvalsh_jvp(A_t, A, UPLO)'))
 
 
 def linalg_qr(A, mode='reduced'):
-    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:3380).
+    """Forward derivative of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:3384).
 
         Q, R: qr_jvp(A_t, Q, R, mode)
     """
@@ -4932,11 +4932,11 @@ def linalg_qr(A, mode='reduced'):
         Q_t = R_t = None
         if A_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(A_t, A), Q, R, mode)
-    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 3384, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 3384, 'qr_jvp(A_t, Q, R, mode)')),))
+    return out._make((attach(Q, Q_t, ('linalg_qr', 'derivatives.yaml', 3388, 'qr_jvp(A_t, Q, R, mode)')), attach(R, R_t, ('linalg_qr', 'derivatives.yaml', 3388, 'qr_jvp(A_t, Q, R, mode)')),))
 
 
 def linalg_svd(A, full_matrices=True):
-    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:3393).
+    """Forward derivative of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:3397).
 
         U, S, Vh: svd_jvp(A_t, U, S, Vh, full_matrices)
     """
@@ -4950,11 +4950,11 @@ def linalg_svd(A, full_matrices=True):
         U_t = S_t = Vh_t = None
         if A_t is not None:
             U_t, S_t, Vh_t = F.svd_jvp(or_zeros(A_t, A), U, S, Vh, full_matrices)
-    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 3397, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 3397, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 3397, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
+    return out._make((attach(U, U_t, ('linalg_svd', 'derivatives.yaml', 3401, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(S, S_t, ('linalg_svd', 'derivatives.yaml', 3401, 'svd_jvp(A_t, U, S, Vh, full_matrices)')), attach(Vh, Vh_t, ('linalg_svd', 'derivatives.yaml', 3401, 'svd_jvp(A_t, U, S, Vh, full_matrices)')),))
 
 
 def linalg_svdvals(A):
-    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:3408).
+    """Forward derivative of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:3412).
 
         result: svdvals_jvp(A_t, A)
     """
@@ -4968,11 +4968,11 @@ def linalg_svdvals(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.svdvals_jvp(A_t, A))
-    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 3412, 'svdvals_jvp(A_t, A)'))
+    return attach(result, result_t, ('linalg_svdvals', 'derivatives.yaml', 3416, 'svdvals_jvp(A_t, A)'))
 
 
 def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
-    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:3419).
+    """Forward derivative of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:3423).
 
         result: pinv_jvp(A, result, A_t)
     """
@@ -4986,11 +4986,11 @@ def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(A, result, A_t))
-    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 3423, 'pinv_jvp(A, result, A_t)'))
+    return attach(result, result_t, ('linalg_pinv', 'derivatives.yaml', 3427, 'pinv_jvp(A, result, A_t)'))
 
 
 def pinverse(input, rcond=1e-15):
-    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:3431).
+    """Forward derivative of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:3435).
 
         result: pinv_jvp(self, result, self_t)
     """
@@ -5005,11 +5005,11 @@ def pinverse(input, rcond=1e-15):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.pinv_jvp(self_, result, self_t))
-    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 3435, 'pinv_jvp(self, result, self_t)'))
+    return attach(result, result_t, ('pinverse', 'derivatives.yaml', 3439, 'pinv_jvp(self, result, self_t)'))
 
 
 def svd(input, some=True, compute_uv=True):
-    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3440).
+    """Forward derivative of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3444).
 
         U, S, V: torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)
     """
@@ -5024,11 +5024,11 @@ def svd(input, some=True, compute_uv=True):
         U_t = S_t = V_t = None
         if self_t is not None:
             U_t, S_t, V_t = F.torch_svd_jvp(or_zeros(self_t, self_), self_, U, S, V, some, compute_uv)
-    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 3444, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 3444, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 3444, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
+    return out._make((attach(U, U_t, ('svd', 'derivatives.yaml', 3448, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(S, S_t, ('svd', 'derivatives.yaml', 3448, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')), attach(V, V_t, ('svd', 'derivatives.yaml', 3448, 'torch_svd_jvp(self_t, self, U, S, V, some, compute_uv)')),))
 
 
 def qr(input, some=True):
-    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3451).
+    """Forward derivative of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3455).
 
         Q, R: qr_jvp(self_t, Q, R, qr_mode(some))
     """
@@ -5043,11 +5043,11 @@ def qr(input, some=True):
         Q_t = R_t = None
         if self_t is not None:
             Q_t, R_t = F.qr_jvp(or_zeros(self_t, self_), Q, R, F.qr_mode(some))
-    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 3455, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 3455, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
+    return out._make((attach(Q, Q_t, ('qr', 'derivatives.yaml', 3459, 'qr_jvp(self_t, Q, R, qr_mode(some))')), attach(R, R_t, ('qr', 'derivatives.yaml', 3459, 'qr_jvp(self_t, Q, R, qr_mode(some))')),))
 
 
 def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
-    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3460).
+    """Forward derivative of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3464).
 
         result: linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)
     """
@@ -5064,11 +5064,11 @@ def linalg_solve_triangular(A, B, *, upper, left=True, unitriangular=False):
             result_t = add_term(result_t, F.linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular))
         if A_t is not None:
             result_t = add_term(result_t, F.linalg_solve_triangular(A, F.matmul(F.triangular_part(A_t, upper, unitriangular), result) if left else F.matmul(result, F.triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular), negate=True)
-    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 3465, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
+    return attach(result, result_t, ('linalg_solve_triangular', 'derivatives.yaml', 3469, 'linalg_solve_triangular(A, B_t, upper=upper, left=left, unitriangular=unitriangular) - linalg_solve_triangular(A, matmul(triangular_part(A_t, upper, unitriangular), result) if left else matmul(result, triangular_part(A_t, upper, unitriangular)), upper=upper, left=left, unitriangular=unitriangular)'))
 
 
 def linalg_vecdot(x, y, *, dim=-1):
-    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3474).
+    """Forward derivative of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3478).
 
         result: linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)
     """
@@ -5085,11 +5085,11 @@ def linalg_vecdot(x, y, *, dim=-1):
             result_t = add_term(result_t, F.linalg_vecdot(x_t, y, dim=dim))
         if y_t is not None:
             result_t = add_term(result_t, F.linalg_vecdot(x, y_t, dim=dim))
-    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 3479, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
+    return attach(result, result_t, ('linalg_vecdot', 'derivatives.yaml', 3483, 'linalg_vecdot(x_t, y, dim=dim) + linalg_vecdot(x, y_t, dim=dim)'))
 
 
 def linalg_multi_dot(tensors):
-    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3487).
+    """Forward derivative of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3491).
 
         result: multi_dot_jvp(tensors, tensors_t)
     """
@@ -5103,11 +5103,11 @@ def linalg_multi_dot(tensors):
         result_t = None
         if tensors_t is not None:
             result_t = add_term(result_t, F.multi_dot_jvp(tensors, or_zeros(tensors_t, tensors)))
-    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 3490, 'multi_dot_jvp(tensors, tensors_t)'))
+    return attach(result, result_t, ('linalg_multi_dot', 'derivatives.yaml', 3494, 'multi_dot_jvp(tensors, tensors_t)'))
 
 
 def linalg_matrix_power(A, n):
-    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3498).
+    """Forward derivative of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3502).
 
         result: matrix_power_jvp(A, A_t, n)
     """
@@ -5121,11 +5121,11 @@ def linalg_matrix_power(A, n):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(A, A_t, n))
-    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 3501, 'matrix_power_jvp(A, A_t, n)'))
+    return attach(result, result_t, ('linalg_matrix_power', 'derivatives.yaml', 3505, 'matrix_power_jvp(A, A_t, n)'))
 
 
 def matrix_power(input, n):
-    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3510).
+    """Forward derivative of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3514).
 
         result: matrix_power_jvp(self, self_t, n)
     """
@@ -5140,11 +5140,11 @@ def matrix_power(input, n):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_power_jvp(self_, self_t, n))
-    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3513, 'matrix_power_jvp(self, self_t, n)'))
+    return attach(result, result_t, ('matrix_power', 'derivatives.yaml', 3517, 'matrix_power_jvp(self, self_t, n)'))
 
 
 def linalg_matrix_exp(A):
-    """Forward derivative of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:3522).
+    """Forward derivative of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:3526).
 
         result: matrix_exp_jvp(A, A_t)
     """
@@ -5158,11 +5158,11 @@ def linalg_matrix_exp(A):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.matrix_exp_jvp(A, A_t))
-    return attach(result, result_t, ('linalg_matrix_exp', 'derivatives.yaml', 3525, 'matrix_exp_jvp(A, A_t)'))
+    return attach(result, result_t, ('linalg_matrix_exp', 'derivatives.yaml', 3529, 'matrix_exp_jvp(A, A_t)'))
 
 
 def matrix_exp(input):
-    """Forward derivative of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:3533).
+    """Forward derivative of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:3537).
 
         result: matrix_exp_jvp(self, self_t)
     """
@@ -5177,11 +5177,11 @@ def matrix_exp(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.matrix_exp_jvp(self_, self_t))
-    return attach(result, result_t, ('matrix_exp', 'derivatives.yaml', 3536, 'matrix_exp_jvp(self, self_t)'))
+    return attach(result, result_t, ('matrix_exp', 'derivatives.yaml', 3540, 'matrix_exp_jvp(self, self_t)'))
 
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
-    """Forward derivative of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:3541).
+    """Forward derivative of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:3545).
 
         LU: pick(via_backward('linalg_lu_factor_ex', [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0)  (via_backward)
     """
@@ -5195,11 +5195,11 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
         LU_t = None
         if A_t is not None:
             LU_t = add_term(LU_t, F.pick(F.via_backward(OPS.linalg_lu_factor_ex, [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0))
-    return out._make((attach(LU, LU_t, ('linalg_lu_factor_ex (via_backward)', 'derivatives.yaml', 3544, "pick(via_backward('linalg_lu_factor_ex', [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0)")), pivots, info,))
+    return out._make((attach(LU, LU_t, ('linalg_lu_factor_ex (via_backward)', 'derivatives.yaml', 3548, "pick(via_backward('linalg_lu_factor_ex', [A], {'pivot': pivot, 'check_errors': check_errors}, [A_t]), 0)")), pivots, info,))
 
 
 def linalg_lstsq(A, B, rcond=None, *, driver=None):
-    """Forward derivative of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:3556).
+    """Forward derivative of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:3560).
 
         solution, residuals: lstsq_jvp(A, B, A_t, B_t, solution, residuals)
     """
@@ -5214,11 +5214,11 @@ def linalg_lstsq(A, B, rcond=None, *, driver=None):
         solution_t = residuals_t = None
         if A_t is not None or B_t is not None:
             solution_t, residuals_t = F.lstsq_jvp(A, B, or_zeros(A_t, A), or_zeros(B_t, B), solution, residuals)
-    return out._make((attach(solution, solution_t, ('linalg_lstsq', 'derivatives.yaml', 3560, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), attach(residuals, residuals_t, ('linalg_lstsq', 'derivatives.yaml', 3560, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), rank, singular_values,))
+    return out._make((attach(solution, solution_t, ('linalg_lstsq', 'derivatives.yaml', 3564, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), attach(residuals, residuals_t, ('linalg_lstsq', 'derivatives.yaml', 3564, 'lstsq_jvp(A, B, A_t, B_t, solution, residuals)')), rank, singular_values,))
 
 
 def cholesky_solve(input, input2, upper=False):
-    """Forward derivative of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:3573).
+    """Forward derivative of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:3577).
 
         result: via_backward('cholesky_solve', [self, input2, upper], {}, [self_t, input2_t])  (via_backward)
     """
@@ -5234,11 +5234,11 @@ def cholesky_solve(input, input2, upper=False):
         result_t = None
         if input2_t is not None or self_t is not None:
             result_t = add_term(result_t, F.via_backward(OPS.cholesky_solve, [self_, input2, upper], {}, [self_t, input2_t]))
-    return attach(result, result_t, ('cholesky_solve (via_backward)', 'derivatives.yaml', 3577, "via_backward('cholesky_solve', [self, input2, upper], {}, [self_t, input2_t])"))
+    return attach(result, result_t, ('cholesky_solve (via_backward)', 'derivatives.yaml', 3581, "via_backward('cholesky_solve', [self, input2, upper], {}, [self_t, input2_t])"))
 
 
 def cholesky_inverse(input, upper=False):
-    """Forward derivative of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3582).
+    """Forward derivative of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3586).
 
         result: via_backward('cholesky_inverse', [self, upper], {}, [self_t])  (via_backward)
     """
@@ -5253,11 +5253,11 @@ def cholesky_inverse(input, upper=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.via_backward(OPS.cholesky_inverse, [self_, upper], {}, [self_t]))
-    return attach(result, result_t, ('cholesky_inverse (via_backward)', 'derivatives.yaml', 3585, "via_backward('cholesky_inverse', [self, upper], {}, [self_t])"))
+    return attach(result, result_t, ('cholesky_inverse (via_backward)', 'derivatives.yaml', 3589, "via_backward('cholesky_inverse', [self, upper], {}, [self_t])"))
 
 
 def norm_default(input, p='fro', dim=None, keepdim=False):
-    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3597).
+    """Forward derivative of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3601).
 
         result: sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)
     """
@@ -5272,11 +5272,11 @@ def norm_default(input, p='fro', dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.reduction_norm_backward(F.ones_like(result), self_, p, result, dim), dim, keepdim))
-    return attach(result, result_t, ('norm', 'derivatives.yaml', 3600, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
+    return attach(result, result_t, ('norm', 'derivatives.yaml', 3604, 'sum(self_t * reduction_norm_backward(ones_like(result), self, p, result, dim), dim, keepdim)'))
 
 
 def norm_str_p(input, p, dim=None, keepdim=False):
-    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3620).
+    """Forward derivative of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3624).
 
         result: sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)
     """
@@ -5291,11 +5291,11 @@ def norm_str_p(input, p, dim=None, keepdim=False):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.sum(self_t * F.torch_norm_backward(F.ones_like(result), self_, result, p, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3623, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('norm.str_p', 'derivatives.yaml', 3627, 'sum(self_t * torch_norm_backward(ones_like(result), self, result, p, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3628).
+    """Forward derivative of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3632).
 
         result: sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -5309,11 +5309,11 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
         result_t = None
         if x_t is not None:
             result_t = add_term(result_t, F.sum(x_t * F.vector_norm_backward(F.ones_like(result), x, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3631, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_vector_norm', 'derivatives.yaml', 3635, 'sum(x_t * vector_norm_backward(ones_like(result), x, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3651).
+    """Forward derivative of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3655).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -5327,11 +5327,11 @@ def linalg_matrix_norm_default(A, ord, dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3655, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm', 'derivatives.yaml', 3659, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
-    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3667).
+    """Forward derivative of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3671).
 
         result: sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -5345,11 +5345,11 @@ def linalg_matrix_norm_str_ord(A, ord='fro', dim=(-2, -1), keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.matrix_norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3671, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_matrix_norm.str_ord', 'derivatives.yaml', 3675, 'sum(A_t * matrix_norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3680).
+    """Forward derivative of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3684).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -5363,11 +5363,11 @@ def linalg_norm_default(A, ord=None, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3683, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm', 'derivatives.yaml', 3687, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
-    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3693).
+    """Forward derivative of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3697).
 
         result: sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)
     """
@@ -5381,11 +5381,11 @@ def linalg_norm_ord_str(A, ord, dim=None, keepdim=False):
         result_t = None
         if A_t is not None:
             result_t = add_term(result_t, F.sum(A_t * F.norm_backward(F.ones_like(result), A, result, ord, dim, keepdim), dim, keepdim))
-    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3696, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
+    return attach(result, result_t, ('linalg_norm.ord_str', 'derivatives.yaml', 3700, 'sum(A_t * norm_backward(ones_like(result), A, result, ord, dim, keepdim), dim, keepdim)'))
 
 
 def relu(input):
-    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3710).
+    """Forward derivative of `relu(Tensor self) -> Tensor` (derivatives.yaml:3714).
 
         result: where(result <= 0, 0.0, self_t)  (auto_element_wise)
     """
@@ -5400,11 +5400,11 @@ def relu(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.where(result <= 0, 0.0, self_t))
-    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3715, 'where(result <= 0, 0.0, self_t)'))
+    return attach(result, result_t, ('relu (auto_element_wise)', 'derivatives.yaml', 3719, 'where(result <= 0, 0.0, self_t)'))
 
 
 def softmax(input, dim, dtype=None):
-    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3727).
+    """Forward derivative of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3731).
 
         result: result * (self_t - sum(self_t * result, dim, True))
     """
@@ -5419,11 +5419,11 @@ def softmax(input, dim, dtype=None):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, result * (self_t - F.sum(self_t * result, dim, True)))
-    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3730, 'result * (self_t - sum(self_t * result, dim, True))'))
+    return attach(result, result_t, ('softmax', 'derivatives.yaml', 3734, 'result * (self_t - sum(self_t * result, dim, True))'))
 
 
 def log_softmax(input, dim, dtype=None):
-    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3739).
+    """Forward derivative of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3743).
 
         result: self_t - sum(self_t * exp(result), dim, True)
     """
@@ -5442,11 +5442,11 @@ def log_softmax(input, dim, dtype=None):
             result_t = add_term(result_t, F.sum(self_t * F.exp(result), dim, True), negate=True)
         if result_t is self_t:
             result_t = F.clone(self_t)
-    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3742, 'self_t - sum(self_t * exp(result), dim, True)'))
+    return attach(result, result_t, ('log_softmax', 'derivatives.yaml', 3746, 'self_t - sum(self_t * exp(result), dim, True)'))
 
 
 def leaky_relu(input, negative_slope=0.01):
-    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3750).
+    """Forward derivative of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3754).
 
         result: input_t * leaky_relu_slope(input, negative_slope)  (auto_element_wise)
     """
@@ -5460,11 +5460,11 @@ def leaky_relu(input, negative_slope=0.01):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.leaky_relu_slope(input, negative_slope))
-    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3754, 'input_t * leaky_relu_slope(input, negative_slope)'))
+    return attach(result, result_t, ('leaky_relu (auto_element_wise)', 'derivatives.yaml', 3758, 'input_t * leaky_relu_slope(input, negative_slope)'))
 
 
 def elu(input, alpha=1.0):
-    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3765).
+    """Forward derivative of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3769).
 
         result: input_t * elu_slope(input, alpha, 1.0)  (auto_element_wise)
     """
@@ -5478,11 +5478,11 @@ def elu(input, alpha=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.elu_slope(input, alpha, 1.0))
-    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3769, 'input_t * elu_slope(input, alpha, 1.0)'))
+    return attach(result, result_t, ('elu (auto_element_wise)', 'derivatives.yaml', 3773, 'input_t * elu_slope(input, alpha, 1.0)'))
 
 
 def selu(input):
-    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3776).
+    """Forward derivative of `selu(Tensor input) -> Tensor` (derivatives.yaml:3780).
 
         result: input_t * selu_slope(input)  (auto_element_wise)
     """
@@ -5496,11 +5496,11 @@ def selu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.selu_slope(input))
-    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3780, 'input_t * selu_slope(input)'))
+    return attach(result, result_t, ('selu (auto_element_wise)', 'derivatives.yaml', 3784, 'input_t * selu_slope(input)'))
 
 
 def _normal_cdf(input):
-    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3786).
+    """Forward derivative of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3790).
 
         result: self_t * normal_pdf(self)  (auto_element_wise)
     """
@@ -5515,11 +5515,11 @@ def _normal_cdf(input):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F.normal_pdf(self_))
-    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3789, 'self_t * normal_pdf(self)'))
+    return attach(result, result_t, ('_normal_cdf (auto_element_wise)', 'derivatives.yaml', 3793, 'self_t * normal_pdf(self)'))
 
 
 def gelu(input, *, approximate='none'):
-    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3793).
+    """Forward derivative of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3797).
 
         result: input_t * gelu_derivative(input, approximate)  (auto_element_wise)
     """
@@ -5533,11 +5533,11 @@ def gelu(input, *, approximate='none'):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.gelu_derivative(input, approximate))
-    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3797, 'input_t * gelu_derivative(input, approximate)'))
+    return attach(result, result_t, ('gelu (auto_element_wise)', 'derivatives.yaml', 3801, 'input_t * gelu_derivative(input, approximate)'))
 
 
 def silu(input):
-    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3805).
+    """Forward derivative of `silu(Tensor input) -> Tensor` (derivatives.yaml:3809).
 
         result: input_t * silu_derivative(input)  (auto_element_wise)
     """
@@ -5551,11 +5551,11 @@ def silu(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.silu_derivative(input))
-    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3809, 'input_t * silu_derivative(input)'))
+    return attach(result, result_t, ('silu (auto_element_wise)', 'derivatives.yaml', 3813, 'input_t * silu_derivative(input)'))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3813).
+    """Forward derivative of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3817).
 
         result: input_t * softplus_slope(input, beta, threshold)  (auto_element_wise)
     """
@@ -5569,11 +5569,11 @@ def softplus(input, beta=1.0, threshold=20.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.softplus_slope(input, beta, threshold))
-    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3817, 'input_t * softplus_slope(input, beta, threshold)'))
+    return attach(result, result_t, ('softplus (auto_element_wise)', 'derivatives.yaml', 3821, 'input_t * softplus_slope(input, beta, threshold)'))
 
 
 def mish(input):
-    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3825).
+    """Forward derivative of `mish(Tensor input) -> Tensor` (derivatives.yaml:3829).
 
         result: input_t * mish_derivative(input)  (auto_element_wise)
     """
@@ -5587,11 +5587,11 @@ def mish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.mish_derivative(input))
-    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3829, 'input_t * mish_derivative(input)'))
+    return attach(result, result_t, ('mish (auto_element_wise)', 'derivatives.yaml', 3833, 'input_t * mish_derivative(input)'))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0):
-    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3833).
+    """Forward derivative of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3837).
 
         result: masked(input_t, hardtanh_mask(input, min_val, max_val))  (auto_element_wise)
     """
@@ -5605,11 +5605,11 @@ def hardtanh(input, min_val=-1.0, max_val=1.0):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.masked(input_t, F.hardtanh_mask(input, min_val, max_val)))
-    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3837, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
+    return attach(result, result_t, ('hardtanh (auto_element_wise)', 'derivatives.yaml', 3841, 'masked(input_t, hardtanh_mask(input, min_val, max_val))'))
 
 
 def _standard_gamma_icdf(input, q):
-    """Forward derivative of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3865).
+    """Forward derivative of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3869).
 
         result: self_t * _standard_gamma_grad(self, result)
     """
@@ -5624,11 +5624,11 @@ def _standard_gamma_icdf(input, q):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * F._standard_gamma_grad(self_, result))
-    return attach(result, result_t, ('_standard_gamma_icdf', 'derivatives.yaml', 3869, 'self_t * _standard_gamma_grad(self, result)'))
+    return attach(result, result_t, ('_standard_gamma_icdf', 'derivatives.yaml', 3873, 'self_t * _standard_gamma_grad(self, result)'))
 
 
 def hardsigmoid(input):
-    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3889).
+    """Forward derivative of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3893).
 
         result: input_t * hardsigmoid_slope(input)  (auto_element_wise)
     """
@@ -5642,11 +5642,11 @@ def hardsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardsigmoid_slope(input))
-    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3893, 'input_t * hardsigmoid_slope(input)'))
+    return attach(result, result_t, ('hardsigmoid (auto_element_wise)', 'derivatives.yaml', 3897, 'input_t * hardsigmoid_slope(input)'))
 
 
 def hardswish(input):
-    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3898).
+    """Forward derivative of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3902).
 
         result: input_t * hardswish_slope(input)  (auto_element_wise)
     """
@@ -5660,11 +5660,11 @@ def hardswish(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.hardswish_slope(input))
-    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3902, 'input_t * hardswish_slope(input)'))
+    return attach(result, result_t, ('hardswish (auto_element_wise)', 'derivatives.yaml', 3906, 'input_t * hardswish_slope(input)'))
 
 
 def logsigmoid(input):
-    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3907).
+    """Forward derivative of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3911).
 
         result: input_t * sigmoid(-input)  (auto_element_wise)
     """
@@ -5678,11 +5678,11 @@ def logsigmoid(input):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, input_t * F.sigmoid(-input))
-    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3911, 'input_t * sigmoid(-input)'))
+    return attach(result, result_t, ('logsigmoid (auto_element_wise)', 'derivatives.yaml', 3915, 'input_t * sigmoid(-input)'))
 
 
 def _masked_scale(input, mask, scale):
-    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3917).
+    """Forward derivative of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3921).
 
         result: self_t * mask * scale  (auto_element_wise)
     """
@@ -5697,11 +5697,11 @@ def _masked_scale(input, mask, scale):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, self_t * mask * scale)
-    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3921, 'self_t * mask * scale'))
+    return attach(result, result_t, ('_masked_scale (auto_element_wise)', 'derivatives.yaml', 3925, 'self_t * mask * scale'))
 
 
 def linear(input, weight, bias=None):
-    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3933).
+    """Forward derivative of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3937).
 
         result: linear(input_t, weight) + linear(input, weight_t) + bias_t
     """
@@ -5723,11 +5723,11 @@ def linear(input, weight, bias=None):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('linear', 'derivatives.yaml', 3939, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
+    return attach(result, result_t, ('linear', 'derivatives.yaml', 3943, 'linear(input_t, weight) + linear(input, weight_t) + bias_t'))
 
 
 def _lstm_cell(gates, cx):
-    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3951).
+    """Forward derivative of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3955).
 
         hy, cy: lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)
     """
@@ -5742,11 +5742,11 @@ def _lstm_cell(gates, cx):
         hy_t = cy_t = None
         if cx_t is not None or gates_t is not None:
             hy_t, cy_t = F.lstm_cell_jvp(or_zeros(gates_t, gates), or_zeros(cx_t, cx), gates, cx, cy)
-    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3955, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3955, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
+    return out._make((attach(hy, hy_t, ('_lstm_cell', 'derivatives.yaml', 3959, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')), attach(cy, cy_t, ('_lstm_cell', 'derivatives.yaml', 3959, 'lstm_cell_jvp(gates_t, cx_t, gates, cx, cy)')),))
 
 
 def _lstm_layer(inputs, reverse=False):
-    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3968).
+    """Forward derivative of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3972).
 
         output, cells, activations: lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)
     """
@@ -5760,11 +5760,11 @@ def _lstm_layer(inputs, reverse=False):
         output_t = cells_t = activations_t = None
         if inputs_t is not None:
             output_t, cells_t, activations_t = F.lstm_layer_jvp(or_zeros(inputs_t, inputs), inputs, output, cells, activations, reverse)
-    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3971, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3971, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3971, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
+    return out._make((attach(output, output_t, ('_lstm_layer', 'derivatives.yaml', 3975, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(cells, cells_t, ('_lstm_layer', 'derivatives.yaml', 3975, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')), attach(activations, activations_t, ('_lstm_layer', 'derivatives.yaml', 3975, 'lstm_layer_jvp(inputs_t, inputs, output, cells, activations, reverse)')),))
 
 
 def _gru_cell(input_gates, hidden_gates, hx):
-    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3978).
+    """Forward derivative of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3982).
 
         result: gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)
     """
@@ -5780,11 +5780,11 @@ def _gru_cell(input_gates, hidden_gates, hx):
         result_t = None
         if hidden_gates_t is not None or hx_t is not None or input_gates_t is not None:
             result_t = add_term(result_t, F.gru_cell_jvp(or_zeros(input_gates_t, input_gates), or_zeros(hidden_gates_t, hidden_gates), or_zeros(hx_t, hx), input_gates, hidden_gates, hx))
-    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3983, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
+    return attach(result, result_t, ('_gru_cell', 'derivatives.yaml', 3987, 'gru_cell_jvp(input_gates_t, hidden_gates_t, hx_t, input_gates, hidden_gates, hx)'))
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3992).
+    """Forward derivative of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3996).
 
         result: layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t
     """
@@ -5806,11 +5806,11 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, bias_t)
         if result_t is bias_t:
             result_t = F.clone(bias_t)
-    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 3998, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
+    return attach(result, result_t, ('layer_norm', 'derivatives.yaml', 4002, 'layer_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + layer_norm(input, normalized_shape, None, None, eps) * weight_t + bias_t'))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
-    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:4011).
+    """Forward derivative of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:4015).
 
         result: rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t
     """
@@ -5827,11 +5827,11 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
             result_t = add_term(result_t, F.rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps))
         if weight_t is not None:
             result_t = add_term(result_t, F.rms_norm(input, normalized_shape, None, eps) * weight_t)
-    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 4016, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
+    return attach(result, result_t, ('rms_norm', 'derivatives.yaml', 4020, 'rms_norm_input_jvp(input_t, input, normalized_shape, weight, eps) + rms_norm(input, normalized_shape, None, eps) * weight_t'))
 
 
 def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4026).
+    """Forward derivative of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4030).
 
         result: batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5851,11 +5851,11 @@ def _batch_norm_training(input, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F._batch_norm_training(input, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 4031, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('_batch_norm_training', 'derivatives.yaml', 4035, 'batch_norm_input_jvp(input_t, input, weight, eps) + _batch_norm_training(input, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
-    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4039).
+    """Forward derivative of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4043).
 
         result: group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)
     """
@@ -5875,11 +5875,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05):
             result_t = add_term(result_t, F.group_norm(input, num_groups, None, None, eps) * F.channel_view(weight_t, ndim_of(input)))
         if bias_t is not None:
             result_t = add_term(result_t, F.channel_view(bias_t, ndim_of(input)))
-    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 4045, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
+    return attach(result, result_t, ('group_norm', 'derivatives.yaml', 4049, 'group_norm_input_jvp(input_t, input, num_groups, weight, eps) + group_norm(input, num_groups, None, None, eps) * channel_view(weight_t, input.ndim) + channel_view(bias_t, input.ndim)'))
 
 
 def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean', label_smoothing=0.0):
-    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:4056).
+    """Forward derivative of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:4060).
 
         result: sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)
     """
@@ -5899,11 +5899,11 @@ def cross_entropy(input, target, weight=None, ignore_index=-100, reduction='mean
             result_t = add_term(result_t, F.sum_over_classes(target_t * F.cross_entropy_target_grad(F.ones_like(result), input, target, weight, reduction, label_smoothing), result))
         if weight_t is not None:
             result_t = add_term(result_t, F.cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result))
-    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 4063, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
+    return attach(result, result_t, ('cross_entropy', 'derivatives.yaml', 4067, 'sum_over_classes(input_t * cross_entropy_input_grad(ones_like(result), input, target, weight, ignore_index, reduction, label_smoothing), result) + sum_over_classes(target_t * cross_entropy_target_grad(ones_like(result), input, target, weight, reduction, label_smoothing), result) + cross_entropy_weight_jvp(weight_t, input, target, reduction, label_smoothing, result)'))
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
-    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:4097).
+    """Forward derivative of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:4101).
 
         result: nll_loss(self_t, target, weight, ignore_index, reduction)
     """
@@ -5918,11 +5918,11 @@ def nll_loss(input, target, weight=None, ignore_index=-100, reduction='mean'):
         result_t = None
         if self_t is not None:
             result_t = add_term(result_t, F.nll_loss(self_t, target, weight, ignore_index, reduction))
-    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 4102, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
+    return attach(result, result_t, ('nll_loss', 'derivatives.yaml', 4106, 'nll_loss(self_t, target, weight, ignore_index, reduction)'))
 
 
 def binary_cross_entropy_elements(input, target):
-    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:4119).
+    """Forward derivative of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:4123).
 
         result: self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)
     """
@@ -5940,11 +5940,11 @@ def binary_cross_entropy_elements(input, target):
             result_t = add_term(result_t, self_t * (self_ - target) / F.clamp((1 - self_) * self_, 9.999999960041972e-13))
         if target_t is not None:
             result_t = add_term(result_t, target_t * F.logit(self_), negate=True)
-    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 4123, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
+    return attach(result, result_t, ('binary_cross_entropy_elements', 'derivatives.yaml', 4127, 'self_t * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13) - target_t * logit(self)'))
 
 
 def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False):
-    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:4137).
+    """Forward derivative of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:4141).
 
         neg_log_likelihood: ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     """
@@ -5958,11 +5958,11 @@ def _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_i
         neg_log_likelihood_t = None
         if log_probs_t is not None:
             neg_log_likelihood_t = add_term(neg_log_likelihood_t, F.ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity))
-    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 4141, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
+    return out._make((attach(neg_log_likelihood, neg_log_likelihood_t, ('_ctc_loss', 'derivatives.yaml', 4145, 'ctc_loss_jvp(log_probs_t, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)')), log_alpha,))
 
 
 def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4164).
+    """Forward derivative of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4168).
 
         result: conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -5982,11 +5982,11 @@ def conv1d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv1d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 4170, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d', 'derivatives.yaml', 4174, 'conv1d(input_t, weight, None, stride, padding, dilation, groups) + conv1d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4180).
+    """Forward derivative of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4184).
 
         result: conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)
     """
@@ -6006,11 +6006,11 @@ def conv1d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv1d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 4186, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv1d.padding', 'derivatives.yaml', 4190, 'conv1d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv1d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(bias_t, -1)'))
 
 
 def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4194).
+    """Forward derivative of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4198).
 
         result: conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -6030,11 +6030,11 @@ def conv2d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv2d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 4200, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d', 'derivatives.yaml', 4204, 'conv2d(input_t, weight, None, stride, padding, dilation, groups) + conv2d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4211).
+    """Forward derivative of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4215).
 
         result: conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -6054,11 +6054,11 @@ def conv2d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv2d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 4217, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv2d.padding', 'derivatives.yaml', 4221, 'conv2d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv2d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4225).
+    """Forward derivative of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4229).
 
         result: conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -6078,11 +6078,11 @@ def conv3d_default(input, weight, bias=None, stride=1, padding=0, dilation=1, gr
             result_t = add_term(result_t, F.conv3d(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 4231, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d', 'derivatives.yaml', 4235, 'conv3d(input_t, weight, None, stride, padding, dilation, groups) + conv3d(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation=1, groups=1):
-    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4240).
+    """Forward derivative of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4244).
 
         result: conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -6102,11 +6102,11 @@ def conv3d_padding(input, weight, bias=None, stride=1, padding='valid', dilation
             result_t = add_term(result_t, F.conv3d_padding(input, weight_t, None, stride, padding, dilation, groups))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 4246, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv3d.padding', 'derivatives.yaml', 4250, 'conv3d_padding(input_t, weight, None, stride, padding, dilation, groups) + conv3d_padding(input, weight_t, None, stride, padding, dilation, groups) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4253).
+    """Forward derivative of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4257).
 
         result: conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)
     """
@@ -6126,11 +6126,11 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(bias_t, -1))
-    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 4258, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
+    return attach(result, result_t, ('conv_transpose1d', 'derivatives.yaml', 4262, 'conv_transpose1d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose1d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(bias_t, -1)'))
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4266).
+    """Forward derivative of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4270).
 
         result: conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)
     """
@@ -6150,11 +6150,11 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(bias_t, -1), -1))
-    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 4271, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
+    return attach(result, result_t, ('conv_transpose2d', 'derivatives.yaml', 4275, 'conv_transpose2d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose2d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(bias_t, -1), -1)'))
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4281).
+    """Forward derivative of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4285).
 
         result: conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)
     """
@@ -6174,11 +6174,11 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
             result_t = add_term(result_t, F.conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation))
         if bias_t is not None:
             result_t = add_term(result_t, F.unsqueeze(F.unsqueeze(F.unsqueeze(bias_t, -1), -1), -1))
-    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 4287, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
+    return attach(result, result_t, ('conv_transpose3d', 'derivatives.yaml', 4291, 'conv_transpose3d(input_t, weight, None, stride, padding, output_padding, groups, dilation) + conv_transpose3d(input, weight_t, None, stride, padding, output_padding, groups, dilation) + unsqueeze(unsqueeze(unsqueeze(bias_t, -1), -1), -1)'))
 
 
 def convolution_backward_weight(output_grad, input, weight_size, stride, padding, dilation, groups):
-    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4296).
+    """Forward derivative of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4300).
 
         result: convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)
     """
@@ -6195,11 +6195,11 @@ def convolution_backward_weight(output_grad, input, weight_size, stride, padding
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups))
         if input_t is not None:
             result_t = add_term(result_t, F.convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups))
-    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 4300, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
+    return attach(result, result_t, ('convolution_backward_weight', 'derivatives.yaml', 4304, 'convolution_backward_weight(output_grad_t, input, weight_size, stride, padding, dilation, groups) + convolution_backward_weight(output_grad, input_t, weight_size, stride, padding, dilation, groups)'))
 
 
 def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4312).
+    """Forward derivative of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4316).
 
         output: gather(input_t, -1, indices)
     """
@@ -6213,11 +6213,11 @@ def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.gather(input_t, -1, indices))
-    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 4315, 'gather(input_t, -1, indices)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool1d_with_indices', 'derivatives.yaml', 4319, 'gather(input_t, -1, indices)')), indices,))
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4323).
+    """Forward derivative of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4327).
 
         result: gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))
     """
@@ -6231,11 +6231,11 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.gather(input_t, -1, F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1)))
-    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 4327, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
+    return attach(result, result_t, ('max_pool1d', 'derivatives.yaml', 4331, 'gather(input_t, -1, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1))'))
 
 
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4333).
+    """Forward derivative of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4337).
 
         output: reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)
     """
@@ -6249,11 +6249,11 @@ def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(indices, -2)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 4336, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool2d_with_indices', 'derivatives.yaml', 4340, 'reshape(gather(flatten(input_t, -2), -1, flatten(indices, -2)), output.shape)')), indices,))
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4347).
+    """Forward derivative of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4351).
 
         result: reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)
     """
@@ -6267,11 +6267,11 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -2), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), shape_of(result)))
-    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 4351, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
+    return attach(result, result_t, ('max_pool2d', 'derivatives.yaml', 4355, 'reshape(gather(flatten(input_t, -2), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), -2)), result.shape)'))
 
 
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4358).
+    """Forward derivative of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4362).
 
         output: reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)
     """
@@ -6285,11 +6285,11 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
         output_t = None
         if input_t is not None:
             output_t = add_term(output_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(indices, -3)), shape_of(output)))
-    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 4362, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
+    return out._make((attach(output, output_t, ('max_pool3d_with_indices', 'derivatives.yaml', 4366, 'reshape(gather(flatten(input_t, -3), -1, flatten(indices, -3)), output.shape)')), indices,))
 
 
 def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
-    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4371).
+    """Forward derivative of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4375).
 
         result: reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)
     """
@@ -6303,11 +6303,11 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.reshape(F.gather(F.flatten(input_t, -3), -1, F.flatten(F.max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), shape_of(result)))
-    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 4375, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
+    return attach(result, result_t, ('max_pool3d', 'derivatives.yaml', 4379, 'reshape(gather(flatten(input_t, -3), -1, flatten(max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), -3)), result.shape)'))
 
 
 def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4382).
+    """Forward derivative of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4386).
 
         result: avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)  (auto_linear)
     """
@@ -6321,11 +6321,11 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad))
-    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 4386, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
+    return attach(result, result_t, ('avg_pool1d (auto_linear)', 'derivatives.yaml', 4390, 'avg_pool1d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad)'))
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4393).
+    """Forward derivative of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4397).
 
         result: avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -6339,11 +6339,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 4397, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool2d (auto_linear)', 'derivatives.yaml', 4401, 'avg_pool2d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4408).
+    """Forward derivative of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4412).
 
         result: avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -6357,11 +6357,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 4412, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool3d (auto_linear)', 'derivatives.yaml', 4416, 'avg_pool3d(input_t, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4421).
+    """Forward derivative of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4425).
 
         result: avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)  (auto_linear)
     """
@@ -6375,11 +6375,11 @@ def avg_pool_backward(output_grad, input_size, kernel_size, stride, padding, cei
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override))
-    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 4424, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
+    return attach(result, result_t, ('avg_pool_backward (auto_linear)', 'derivatives.yaml', 4428, 'avg_pool_backward(output_grad_t, input_size, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'))
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4435).
+    """Forward derivative of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4439).
 
         result: adaptive_avg_pool1d(input_t, output_size)  (auto_linear)
     """
@@ -6393,11 +6393,11 @@ def adaptive_avg_pool1d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool1d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 4438, 'adaptive_avg_pool1d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool1d (auto_linear)', 'derivatives.yaml', 4442, 'adaptive_avg_pool1d(input_t, output_size)'))
 
 
 def adaptive_avg_pool2d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4445).
+    """Forward derivative of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4449).
 
         result: adaptive_avg_pool2d(input_t, output_size)  (auto_linear)
     """
@@ -6411,11 +6411,11 @@ def adaptive_avg_pool2d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool2d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 4448, 'adaptive_avg_pool2d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool2d (auto_linear)', 'derivatives.yaml', 4452, 'adaptive_avg_pool2d(input_t, output_size)'))
 
 
 def adaptive_avg_pool3d(input, output_size):
-    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4457).
+    """Forward derivative of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4461).
 
         result: adaptive_avg_pool3d(input_t, output_size)  (auto_linear)
     """
@@ -6429,11 +6429,11 @@ def adaptive_avg_pool3d(input, output_size):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.adaptive_avg_pool3d(input_t, output_size))
-    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 4460, 'adaptive_avg_pool3d(input_t, output_size)'))
+    return attach(result, result_t, ('adaptive_avg_pool3d (auto_linear)', 'derivatives.yaml', 4464, 'adaptive_avg_pool3d(input_t, output_size)'))
 
 
 def pad(input, pad, mode='constant', value=None):
-    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4470).
+    """Forward derivative of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4474).
 
         result: pad(input_t, pad, mode, None if value is None else 0.0)
     """
@@ -6447,11 +6447,11 @@ def pad(input, pad, mode='constant', value=None):
         result_t = None
         if input_t is not None:
             result_t = add_term(result_t, F.pad(input_t, pad, mode, None if value is None else 0.0))
-    return attach(result, result_t, ('pad', 'derivatives.yaml', 4473, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
+    return attach(result, result_t, ('pad', 'derivatives.yaml', 4477, 'pad(input_t, pad, mode, None if value is None else 0.0)'))
 
 
 def pad_backward(output_grad, input_size, pad, mode):
-    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4485).
+    """Forward derivative of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4489).
 
         result: pad_backward(output_grad_t, input_size, pad, mode)  (auto_linear)
     """
@@ -6465,11 +6465,11 @@ def pad_backward(output_grad, input_size, pad, mode):
         result_t = None
         if output_grad_t is not None:
             result_t = add_term(result_t, F.pad_backward(output_grad_t, input_size, pad, mode))
-    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 4488, 'pad_backward(output_grad_t, input_size, pad, mode)'))
+    return attach(result, result_t, ('pad_backward (auto_linear)', 'derivatives.yaml', 4492, 'pad_backward(output_grad_t, input_size, pad, mode)'))
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
-    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4498).
+    """Forward derivative of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4502).
 
         result: embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)  (auto_linear)
     """
@@ -6483,4 +6483,4 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
         result_t = None
         if weight_t is not None:
             result_t = add_term(result_t, F.embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse))
-    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 4502, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))
+    return attach(result, result_t, ('embedding (auto_linear)', 'derivatives.yaml', 4506, 'embedding(input, weight_t, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)'))

@@ -58,7 +58,7 @@ class GeneratedNode(Node):
 
 
 class SumToSizeBackward0(GeneratedNode):
-    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:144).
+    """Backward of `sum_to_size(Tensor self, int[] size) -> Tensor` (derivatives.yaml:147).
 
     self: expand(grad, self.shape)
     """
@@ -66,10 +66,10 @@ class SumToSizeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'sum_to_size'
-    _yaml_line = 144
+    _yaml_line = 147
     _input_names = ('self',)
     _formulas = {'self': 'expand(grad, self.shape)'}
-    _yaml_lines = {'self': 146}
+    _yaml_lines = {'self': 149}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -82,7 +82,7 @@ class SumToSizeBackward0(GeneratedNode):
 
 
 class ToCopyBackward0(GeneratedNode):
-    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:153).
+    """Backward of `_to_copy(Tensor self, ScalarType dtype) -> Tensor` (derivatives.yaml:156).
 
     self: _to_copy(grad, self.dtype)
     """
@@ -90,10 +90,10 @@ class ToCopyBackward0(GeneratedNode):
     __slots__ = ('_saved_self_dtype',)
     _saved_slots = ()
     _op_name = '_to_copy'
-    _yaml_line = 153
+    _yaml_line = 156
     _input_names = ('self',)
     _formulas = {'self': '_to_copy(grad, self.dtype)'}
-    _yaml_lines = {'self': 155}
+    _yaml_lines = {'self': 158}
     _saved_fields = ('self.dtype',)
 
     def apply(self, grads, create_graph, release=False):
@@ -106,7 +106,7 @@ class ToCopyBackward0(GeneratedNode):
 
 
 class ToDeviceBackward0(GeneratedNode):
-    """Backward of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:161).
+    """Backward of `_to_device(Tensor self, Device device) -> Tensor` (derivatives.yaml:164).
 
     self: to_device_like(grad, self)
     """
@@ -114,10 +114,10 @@ class ToDeviceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_to_device'
-    _yaml_line = 161
+    _yaml_line = 164
     _input_names = ('self',)
     _formulas = {'self': 'to_device_like(grad, self)'}
-    _yaml_lines = {'self': 163}
+    _yaml_lines = {'self': 166}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -146,7 +146,7 @@ class ToDeviceBackward0(GeneratedNode):
 
 
 class FillBackward0(GeneratedNode):
-    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:168).
+    """Backward of `_fill(Tensor self, Scalar value) -> Tensor` (derivatives.yaml:171).
 
     self: zeros_like(grad)
     """
@@ -154,10 +154,10 @@ class FillBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_fill'
-    _yaml_line = 168
+    _yaml_line = 171
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 170}
+    _yaml_lines = {'self': 173}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -170,7 +170,7 @@ class FillBackward0(GeneratedNode):
 
 
 class CopyFromBackward0(GeneratedNode):
-    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:175).
+    """Backward of `_copy_from(Tensor self, Tensor src) -> Tensor` (derivatives.yaml:178).
 
     self: zeros_like(grad)
     src: sum_to(grad, src.shape)
@@ -179,10 +179,10 @@ class CopyFromBackward0(GeneratedNode):
     __slots__ = ('_saved_src_shape',)
     _saved_slots = ()
     _op_name = '_copy_from'
-    _yaml_line = 175
+    _yaml_line = 178
     _input_names = ('self', 'src')
     _formulas = {'self': 'zeros_like(grad)', 'src': 'sum_to(grad, src.shape)'}
-    _yaml_lines = {'self': 177, 'src': 178}
+    _yaml_lines = {'self': 180, 'src': 181}
     _saved_fields = ('src.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -200,7 +200,7 @@ class CopyFromBackward0(GeneratedNode):
 
 
 class IndexPutBackward0(GeneratedNode):
-    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:186).
+    """Backward of `_index_put(Tensor self, Index index, Tensor values) -> Tensor` (derivatives.yaml:189).
 
     self: where(outside_index(self.shape, index, grad), grad, 0.0)
     values: sum_to(getitem(grad, index), values.shape)
@@ -209,10 +209,10 @@ class IndexPutBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape', '_saved_values_shape')
     _saved_slots = ()
     _op_name = '_index_put'
-    _yaml_line = 186
+    _yaml_line = 189
     _input_names = ('self', 'values')
     _formulas = {'self': 'where(outside_index(self.shape, index, grad), grad, 0.0)', 'values': 'sum_to(getitem(grad, index), values.shape)'}
-    _yaml_lines = {'self': 188, 'values': 189}
+    _yaml_lines = {'self': 191, 'values': 192}
     _saved_fields = ('index', 'self.shape', 'values.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -230,7 +230,7 @@ class IndexPutBackward0(GeneratedNode):
 
 
 class CloneBackward0(GeneratedNode):
-    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:203).
+    """Backward of `clone(Tensor self) -> Tensor` (derivatives.yaml:206).
 
     self: grad
     """
@@ -238,10 +238,10 @@ class CloneBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'clone'
-    _yaml_line = 203
+    _yaml_line = 206
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 205}
+    _yaml_lines = {'self': 208}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -253,7 +253,7 @@ class CloneBackward0(GeneratedNode):
 
 
 class NegBackward0(GeneratedNode):
-    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:210).
+    """Backward of `neg(Tensor self) -> Tensor` (derivatives.yaml:213).
 
     self: neg(grad)
     """
@@ -261,10 +261,10 @@ class NegBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'neg'
-    _yaml_line = 210
+    _yaml_line = 213
     _input_names = ('self',)
     _formulas = {'self': 'neg(grad)'}
-    _yaml_lines = {'self': 214}
+    _yaml_lines = {'self': 217}
     _saved_fields = ()
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -279,7 +279,7 @@ class NegBackward0(GeneratedNode):
 
 
 class ExpBackward0(GeneratedNode):
-    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:222).
+    """Backward of `exp(Tensor self) -> Tensor` (derivatives.yaml:225).
 
     self: grad * result
     """
@@ -287,10 +287,10 @@ class ExpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp'
-    _yaml_line = 222
+    _yaml_line = 225
     _input_names = ('self',)
     _formulas = {'self': 'grad * result'}
-    _yaml_lines = {'self': 226}
+    _yaml_lines = {'self': 229}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -316,7 +316,7 @@ class ExpBackward0(GeneratedNode):
 
 
 class LogBackward0(GeneratedNode):
-    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:234).
+    """Backward of `log(Tensor self) -> Tensor` (derivatives.yaml:237).
 
     self: grad / self
     """
@@ -324,10 +324,10 @@ class LogBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log'
-    _yaml_line = 234
+    _yaml_line = 237
     _input_names = ('self',)
     _formulas = {'self': 'grad / self'}
-    _yaml_lines = {'self': 238}
+    _yaml_lines = {'self': 241}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -355,7 +355,7 @@ class LogBackward0(GeneratedNode):
 
 
 class SqrtBackward0(GeneratedNode):
-    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:246).
+    """Backward of `sqrt(Tensor self) -> Tensor` (derivatives.yaml:249).
 
     self: grad / (2 * result)
     """
@@ -363,10 +363,10 @@ class SqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sqrt'
-    _yaml_line = 246
+    _yaml_line = 249
     _input_names = ('self',)
     _formulas = {'self': 'grad / (2 * result)'}
-    _yaml_lines = {'self': 250}
+    _yaml_lines = {'self': 253}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -392,7 +392,7 @@ class SqrtBackward0(GeneratedNode):
 
 
 class SinBackward0(GeneratedNode):
-    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:262).
+    """Backward of `sin(Tensor self) -> Tensor` (derivatives.yaml:265).
 
     self: grad * cos(self)
     """
@@ -400,10 +400,10 @@ class SinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sin'
-    _yaml_line = 262
+    _yaml_line = 265
     _input_names = ('self',)
     _formulas = {'self': 'grad * cos(self)'}
-    _yaml_lines = {'self': 266}
+    _yaml_lines = {'self': 269}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -434,7 +434,7 @@ class SinBackward0(GeneratedNode):
 
 
 class CosBackward0(GeneratedNode):
-    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:274).
+    """Backward of `cos(Tensor self) -> Tensor` (derivatives.yaml:277).
 
     self: -(grad * sin(self))
     """
@@ -442,10 +442,10 @@ class CosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cos'
-    _yaml_line = 274
+    _yaml_line = 277
     _input_names = ('self',)
     _formulas = {'self': '-(grad * sin(self))'}
-    _yaml_lines = {'self': 278}
+    _yaml_lines = {'self': 281}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -476,7 +476,7 @@ class CosBackward0(GeneratedNode):
 
 
 class TanhBackward0(GeneratedNode):
-    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:286).
+    """Backward of `tanh(Tensor self) -> Tensor` (derivatives.yaml:289).
 
     self: grad * (1 - result * result)
     """
@@ -484,10 +484,10 @@ class TanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tanh'
-    _yaml_line = 286
+    _yaml_line = 289
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 - result * result)'}
-    _yaml_lines = {'self': 290}
+    _yaml_lines = {'self': 293}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -515,7 +515,7 @@ class TanhBackward0(GeneratedNode):
 
 
 class SigmoidBackward0(GeneratedNode):
-    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:298).
+    """Backward of `sigmoid(Tensor self) -> Tensor` (derivatives.yaml:301).
 
     self: grad * result * (1 - result)
     """
@@ -523,10 +523,10 @@ class SigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'sigmoid'
-    _yaml_line = 298
+    _yaml_line = 301
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 302}
+    _yaml_lines = {'self': 305}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -552,7 +552,7 @@ class SigmoidBackward0(GeneratedNode):
 
 
 class AbsBackward0(GeneratedNode):
-    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:312).
+    """Backward of `abs(Tensor self) -> Tensor` (derivatives.yaml:315).
 
     self: grad * sign(self)
     """
@@ -560,10 +560,10 @@ class AbsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'abs'
-    _yaml_line = 312
+    _yaml_line = 315
     _input_names = ('self',)
     _formulas = {'self': 'grad * sign(self)'}
-    _yaml_lines = {'self': 316}
+    _yaml_lines = {'self': 319}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -592,7 +592,7 @@ class AbsBackward0(GeneratedNode):
 
 
 class SignBackward0(GeneratedNode):
-    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:329).
+    """Backward of `sign(Tensor self) -> Tensor` (derivatives.yaml:332).
 
     self: zeros_like(grad)
     """
@@ -600,10 +600,10 @@ class SignBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'sign'
-    _yaml_line = 329
+    _yaml_line = 332
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 332}
+    _yaml_lines = {'self': 335}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -616,7 +616,7 @@ class SignBackward0(GeneratedNode):
 
 
 class Exp2Backward0(GeneratedNode):
-    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:341).
+    """Backward of `exp2(Tensor self) -> Tensor` (derivatives.yaml:344).
 
     self: grad * result * 0.6931471805599453
     """
@@ -624,10 +624,10 @@ class Exp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'exp2'
-    _yaml_line = 341
+    _yaml_line = 344
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * 0.6931471805599453'}
-    _yaml_lines = {'self': 345}
+    _yaml_lines = {'self': 348}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -655,7 +655,7 @@ class Exp2Backward0(GeneratedNode):
 
 
 class Expm1Backward0(GeneratedNode):
-    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:353).
+    """Backward of `expm1(Tensor self) -> Tensor` (derivatives.yaml:356).
 
     self: grad * (result + 1)
     """
@@ -663,10 +663,10 @@ class Expm1Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'expm1'
-    _yaml_line = 353
+    _yaml_line = 356
     _input_names = ('self',)
     _formulas = {'self': 'grad * (result + 1)'}
-    _yaml_lines = {'self': 357}
+    _yaml_lines = {'self': 360}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -692,7 +692,7 @@ class Expm1Backward0(GeneratedNode):
 
 
 class Log2Backward0(GeneratedNode):
-    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:365).
+    """Backward of `log2(Tensor self) -> Tensor` (derivatives.yaml:368).
 
     self: grad / (self * 0.6931471805599453)
     """
@@ -700,10 +700,10 @@ class Log2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log2'
-    _yaml_line = 365
+    _yaml_line = 368
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 0.6931471805599453)'}
-    _yaml_lines = {'self': 369}
+    _yaml_lines = {'self': 372}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -731,7 +731,7 @@ class Log2Backward0(GeneratedNode):
 
 
 class Log10Backward0(GeneratedNode):
-    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:376).
+    """Backward of `log10(Tensor self) -> Tensor` (derivatives.yaml:379).
 
     self: grad / (self * 2.302585092994046)
     """
@@ -739,10 +739,10 @@ class Log10Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log10'
-    _yaml_line = 376
+    _yaml_line = 379
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * 2.302585092994046)'}
-    _yaml_lines = {'self': 380}
+    _yaml_lines = {'self': 383}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -770,7 +770,7 @@ class Log10Backward0(GeneratedNode):
 
 
 class Log1pBackward0(GeneratedNode):
-    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:387).
+    """Backward of `log1p(Tensor self) -> Tensor` (derivatives.yaml:390).
 
     self: grad / (self + 1)
     """
@@ -778,10 +778,10 @@ class Log1pBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'log1p'
-    _yaml_line = 387
+    _yaml_line = 390
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self + 1)'}
-    _yaml_lines = {'self': 391}
+    _yaml_lines = {'self': 394}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -809,7 +809,7 @@ class Log1pBackward0(GeneratedNode):
 
 
 class RsqrtBackward0(GeneratedNode):
-    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:399).
+    """Backward of `rsqrt(Tensor self) -> Tensor` (derivatives.yaml:402).
 
     self: -0.5 * grad * result * result * result
     """
@@ -817,10 +817,10 @@ class RsqrtBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'rsqrt'
-    _yaml_line = 399
+    _yaml_line = 402
     _input_names = ('self',)
     _formulas = {'self': '-0.5 * grad * result * result * result'}
-    _yaml_lines = {'self': 403}
+    _yaml_lines = {'self': 406}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -846,7 +846,7 @@ class RsqrtBackward0(GeneratedNode):
 
 
 class SquareBackward0(GeneratedNode):
-    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:410).
+    """Backward of `square(Tensor self) -> Tensor` (derivatives.yaml:413).
 
     self: grad * 2 * self
     """
@@ -854,10 +854,10 @@ class SquareBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'square'
-    _yaml_line = 410
+    _yaml_line = 413
     _input_names = ('self',)
     _formulas = {'self': 'grad * 2 * self'}
-    _yaml_lines = {'self': 413}
+    _yaml_lines = {'self': 416}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -885,7 +885,7 @@ class SquareBackward0(GeneratedNode):
 
 
 class ReciprocalBackward0(GeneratedNode):
-    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:420).
+    """Backward of `reciprocal(Tensor self) -> Tensor` (derivatives.yaml:423).
 
     self: -grad * result * result
     """
@@ -893,10 +893,10 @@ class ReciprocalBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'reciprocal'
-    _yaml_line = 420
+    _yaml_line = 423
     _input_names = ('self',)
     _formulas = {'self': '-grad * result * result'}
-    _yaml_lines = {'self': 424}
+    _yaml_lines = {'self': 427}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -922,7 +922,7 @@ class ReciprocalBackward0(GeneratedNode):
 
 
 class TanBackward0(GeneratedNode):
-    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:433).
+    """Backward of `tan(Tensor self) -> Tensor` (derivatives.yaml:436).
 
     self: grad * (1 + result * result)
     """
@@ -930,10 +930,10 @@ class TanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'tan'
-    _yaml_line = 433
+    _yaml_line = 436
     _input_names = ('self',)
     _formulas = {'self': 'grad * (1 + result * result)'}
-    _yaml_lines = {'self': 437}
+    _yaml_lines = {'self': 440}
     _saved_fields = ('result',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -961,7 +961,7 @@ class TanBackward0(GeneratedNode):
 
 
 class AsinBackward0(GeneratedNode):
-    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:444).
+    """Backward of `asin(Tensor self) -> Tensor` (derivatives.yaml:447).
 
     self: grad / sqrt(1 - self * self)
     """
@@ -969,10 +969,10 @@ class AsinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asin'
-    _yaml_line = 444
+    _yaml_line = 447
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 448}
+    _yaml_lines = {'self': 451}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1001,7 +1001,7 @@ class AsinBackward0(GeneratedNode):
 
 
 class AcosBackward0(GeneratedNode):
-    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:455).
+    """Backward of `acos(Tensor self) -> Tensor` (derivatives.yaml:458).
 
     self: -grad / sqrt(1 - self * self)
     """
@@ -1009,10 +1009,10 @@ class AcosBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acos'
-    _yaml_line = 455
+    _yaml_line = 458
     _input_names = ('self',)
     _formulas = {'self': '-grad / sqrt(1 - self * self)'}
-    _yaml_lines = {'self': 459}
+    _yaml_lines = {'self': 462}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1041,7 +1041,7 @@ class AcosBackward0(GeneratedNode):
 
 
 class AtanBackward0(GeneratedNode):
-    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:466).
+    """Backward of `atan(Tensor self) -> Tensor` (derivatives.yaml:469).
 
     self: grad / (self * self + 1)
     """
@@ -1049,10 +1049,10 @@ class AtanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atan'
-    _yaml_line = 466
+    _yaml_line = 469
     _input_names = ('self',)
     _formulas = {'self': 'grad / (self * self + 1)'}
-    _yaml_lines = {'self': 470}
+    _yaml_lines = {'self': 473}
     _saved_fields = ('self',)
     _shape_sources = ('grad',)
     _dtype_certain = True
@@ -1082,7 +1082,7 @@ class AtanBackward0(GeneratedNode):
 
 
 class SinhBackward0(GeneratedNode):
-    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:477).
+    """Backward of `sinh(Tensor self) -> Tensor` (derivatives.yaml:480).
 
     self: grad * cosh(self)
     """
@@ -1090,10 +1090,10 @@ class SinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinh'
-    _yaml_line = 477
+    _yaml_line = 480
     _input_names = ('self',)
     _formulas = {'self': 'grad * cosh(self)'}
-    _yaml_lines = {'self': 481}
+    _yaml_lines = {'self': 484}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1122,7 +1122,7 @@ class SinhBackward0(GeneratedNode):
 
 
 class CoshBackward0(GeneratedNode):
-    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:488).
+    """Backward of `cosh(Tensor self) -> Tensor` (derivatives.yaml:491).
 
     self: grad * sinh(self)
     """
@@ -1130,10 +1130,10 @@ class CoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'cosh'
-    _yaml_line = 488
+    _yaml_line = 491
     _input_names = ('self',)
     _formulas = {'self': 'grad * sinh(self)'}
-    _yaml_lines = {'self': 492}
+    _yaml_lines = {'self': 495}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1162,7 +1162,7 @@ class CoshBackward0(GeneratedNode):
 
 
 class AsinhBackward0(GeneratedNode):
-    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:499).
+    """Backward of `asinh(Tensor self) -> Tensor` (derivatives.yaml:502).
 
     self: grad / sqrt(self * self + 1)
     """
@@ -1170,10 +1170,10 @@ class AsinhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'asinh'
-    _yaml_line = 499
+    _yaml_line = 502
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt(self * self + 1)'}
-    _yaml_lines = {'self': 503}
+    _yaml_lines = {'self': 506}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1202,7 +1202,7 @@ class AsinhBackward0(GeneratedNode):
 
 
 class AcoshBackward0(GeneratedNode):
-    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:510).
+    """Backward of `acosh(Tensor self) -> Tensor` (derivatives.yaml:513).
 
     self: grad / sqrt((self - 1) * (self + 1))
     """
@@ -1210,10 +1210,10 @@ class AcoshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'acosh'
-    _yaml_line = 510
+    _yaml_line = 513
     _input_names = ('self',)
     _formulas = {'self': 'grad / sqrt((self - 1) * (self + 1))'}
-    _yaml_lines = {'self': 514}
+    _yaml_lines = {'self': 517}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1242,7 +1242,7 @@ class AcoshBackward0(GeneratedNode):
 
 
 class AtanhBackward0(GeneratedNode):
-    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:521).
+    """Backward of `atanh(Tensor self) -> Tensor` (derivatives.yaml:524).
 
     self: grad / (1 - self * self)
     """
@@ -1250,10 +1250,10 @@ class AtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'atanh'
-    _yaml_line = 521
+    _yaml_line = 524
     _input_names = ('self',)
     _formulas = {'self': 'grad / (1 - self * self)'}
-    _yaml_lines = {'self': 525}
+    _yaml_lines = {'self': 528}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1281,7 +1281,7 @@ class AtanhBackward0(GeneratedNode):
 
 
 class FloorBackward0(GeneratedNode):
-    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:535).
+    """Backward of `floor(Tensor self) -> Tensor` (derivatives.yaml:538).
 
     self: zeros_like(grad)
     """
@@ -1289,10 +1289,10 @@ class FloorBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'floor'
-    _yaml_line = 535
+    _yaml_line = 538
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 539}
+    _yaml_lines = {'self': 542}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1305,7 +1305,7 @@ class FloorBackward0(GeneratedNode):
 
 
 class CeilBackward0(GeneratedNode):
-    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:545).
+    """Backward of `ceil(Tensor self) -> Tensor` (derivatives.yaml:548).
 
     self: zeros_like(grad)
     """
@@ -1313,10 +1313,10 @@ class CeilBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'ceil'
-    _yaml_line = 545
+    _yaml_line = 548
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 549}
+    _yaml_lines = {'self': 552}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1329,7 +1329,7 @@ class CeilBackward0(GeneratedNode):
 
 
 class RoundBackward0(GeneratedNode):
-    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:556).
+    """Backward of `round(Tensor self, *, int decimals=0) -> Tensor` (derivatives.yaml:559).
 
     self: zeros_like(grad)
     """
@@ -1337,10 +1337,10 @@ class RoundBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'round'
-    _yaml_line = 556
+    _yaml_line = 559
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 560}
+    _yaml_lines = {'self': 563}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1353,7 +1353,7 @@ class RoundBackward0(GeneratedNode):
 
 
 class TruncBackward0(GeneratedNode):
-    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:567).
+    """Backward of `trunc(Tensor self) -> Tensor` (derivatives.yaml:570).
 
     self: zeros_like(grad)
     """
@@ -1361,10 +1361,10 @@ class TruncBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'trunc'
-    _yaml_line = 567
+    _yaml_line = 570
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 571}
+    _yaml_lines = {'self': 574}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1377,7 +1377,7 @@ class TruncBackward0(GeneratedNode):
 
 
 class FixBackward0(GeneratedNode):
-    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:577).
+    """Backward of `fix(Tensor self) -> Tensor` (derivatives.yaml:580).
 
     self: zeros_like(grad)
     """
@@ -1385,10 +1385,10 @@ class FixBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fix'
-    _yaml_line = 577
+    _yaml_line = 580
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 581}
+    _yaml_lines = {'self': 584}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1401,7 +1401,7 @@ class FixBackward0(GeneratedNode):
 
 
 class FracBackward0(GeneratedNode):
-    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:587).
+    """Backward of `frac(Tensor self) -> Tensor` (derivatives.yaml:590).
 
     self: grad
     """
@@ -1409,10 +1409,10 @@ class FracBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'frac'
-    _yaml_line = 587
+    _yaml_line = 590
     _input_names = ('self',)
     _formulas = {'self': 'grad'}
-    _yaml_lines = {'self': 591}
+    _yaml_lines = {'self': 594}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1424,7 +1424,7 @@ class FracBackward0(GeneratedNode):
 
 
 class NanToNumBackward0(GeneratedNode):
-    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:599).
+    """Backward of `nan_to_num(Tensor self, float? nan=0.0, float? posinf=None, float? neginf=None) -> Tensor` (derivatives.yaml:602).
 
     self: grad * finite_mask(self)
     """
@@ -1432,10 +1432,10 @@ class NanToNumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nan_to_num'
-    _yaml_line = 599
+    _yaml_line = 602
     _input_names = ('self',)
     _formulas = {'self': 'grad * finite_mask(self)'}
-    _yaml_lines = {'self': 602}
+    _yaml_lines = {'self': 605}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -1464,7 +1464,7 @@ class NanToNumBackward0(GeneratedNode):
 
 
 class Deg2radBackward0(GeneratedNode):
-    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:609).
+    """Backward of `deg2rad(Tensor self) -> Tensor` (derivatives.yaml:612).
 
     self: grad * 0.017453292519943295
     """
@@ -1472,10 +1472,10 @@ class Deg2radBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'deg2rad'
-    _yaml_line = 609
+    _yaml_line = 612
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.017453292519943295'}
-    _yaml_lines = {'self': 611}
+    _yaml_lines = {'self': 614}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1487,7 +1487,7 @@ class Deg2radBackward0(GeneratedNode):
 
 
 class Rad2degBackward0(GeneratedNode):
-    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:615).
+    """Backward of `rad2deg(Tensor self) -> Tensor` (derivatives.yaml:618).
 
     self: grad * 57.29577951308232
     """
@@ -1495,10 +1495,10 @@ class Rad2degBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'rad2deg'
-    _yaml_line = 615
+    _yaml_line = 618
     _input_names = ('self',)
     _formulas = {'self': 'grad * 57.29577951308232'}
-    _yaml_lines = {'self': 617}
+    _yaml_lines = {'self': 620}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -1510,7 +1510,7 @@ class Rad2degBackward0(GeneratedNode):
 
 
 class AddBackward0(GeneratedNode):
-    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:626).
+    """Backward of `add(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:629).
 
     self: sum_to(grad, self.shape)
     other: sum_to(maybe_multiply(grad, alpha), other.shape)
@@ -1519,10 +1519,10 @@ class AddBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'add'
-    _yaml_line = 626
+    _yaml_line = 629
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 631, 'self': 630}
+    _yaml_lines = {'other': 634, 'self': 633}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1544,7 +1544,7 @@ class AddBackward0(GeneratedNode):
 
 
 class SubBackward0(GeneratedNode):
-    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:641).
+    """Backward of `sub(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:644).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-maybe_multiply(grad, alpha), other.shape)
@@ -1553,10 +1553,10 @@ class SubBackward0(GeneratedNode):
     __slots__ = ('_saved_alpha', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sub'
-    _yaml_line = 641
+    _yaml_line = 644
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-maybe_multiply(grad, alpha), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 648, 'self': 647}
+    _yaml_lines = {'other': 651, 'self': 650}
     _saved_fields = ('alpha', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1578,7 +1578,7 @@ class SubBackward0(GeneratedNode):
 
 
 class MulBackward0(GeneratedNode):
-    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:657).
+    """Backward of `mul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:660).
 
     self: sum_to(grad * other, self.shape)
     other: sum_to(grad * self, other.shape)
@@ -1587,10 +1587,10 @@ class MulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'mul'
-    _yaml_line = 657
+    _yaml_line = 660
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self, other.shape)', 'self': 'sum_to(grad * other, self.shape)'}
-    _yaml_lines = {'other': 662, 'self': 661}
+    _yaml_lines = {'other': 665, 'self': 664}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
     _dtype_certain = True
@@ -1639,7 +1639,7 @@ class MulBackward0(GeneratedNode):
 
 
 class DivBackward0(GeneratedNode):
-    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:672).
+    """Backward of `div(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:675).
 
     self: sum_to(grad / other, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape)
@@ -1648,10 +1648,10 @@ class DivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div'
-    _yaml_line = 672
+    _yaml_line = 675
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape)', 'self': 'sum_to(grad / other, self.shape)'}
-    _yaml_lines = {'other': 678, 'self': 677}
+    _yaml_lines = {'other': 681, 'self': 680}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1703,7 +1703,7 @@ class DivBackward0(GeneratedNode):
 
 
 class PowBackward0(GeneratedNode):
-    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:694).
+    """Backward of `pow(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:697).
 
     self: sum_to(pow_grad_self(grad, self, exponent), self.shape)
     exponent: sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)
@@ -1712,10 +1712,10 @@ class PowBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'pow'
-    _yaml_line = 694
+    _yaml_line = 697
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': 'sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape)', 'self': 'sum_to(pow_grad_self(grad, self, exponent), self.shape)'}
-    _yaml_lines = {'exponent': 700, 'self': 699}
+    _yaml_lines = {'exponent': 704, 'self': 703}
     _saved_fields = ('exponent', 'exponent.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_exponent_shape')
 
@@ -1783,7 +1783,7 @@ class PowBackward0(GeneratedNode):
 
 
 class MaximumBackward0(GeneratedNode):
-    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:717).
+    """Backward of `maximum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:721).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -1792,10 +1792,10 @@ class MaximumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'maximum'
-    _yaml_line = 717
+    _yaml_line = 721
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 721, 'self': 720}
+    _yaml_lines = {'other': 725, 'self': 724}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1856,7 +1856,7 @@ class MaximumBackward0(GeneratedNode):
 
 
 class MinimumBackward0(GeneratedNode):
-    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:733).
+    """Backward of `minimum(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:737).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -1865,10 +1865,10 @@ class MinimumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'minimum'
-    _yaml_line = 733
+    _yaml_line = 737
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 737, 'self': 736}
+    _yaml_lines = {'other': 741, 'self': 740}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1929,7 +1929,7 @@ class MinimumBackward0(GeneratedNode):
 
 
 class WhereBackward0(GeneratedNode):
-    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:749).
+    """Backward of `where(Tensor condition, Tensor self, Tensor other) -> Tensor` (derivatives.yaml:753).
 
     self: sum_to(where(condition, grad, 0.0), self.shape)
     other: sum_to(where(condition, 0.0, grad), other.shape)
@@ -1939,10 +1939,10 @@ class WhereBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_condition', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_condition',)
     _op_name = 'where'
-    _yaml_line = 749
+    _yaml_line = 753
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(where(condition, 0.0, grad), other.shape)', 'self': 'sum_to(where(condition, grad, 0.0), self.shape)'}
-    _yaml_lines = {'other': 754, 'self': 753}
+    _yaml_lines = {'other': 758, 'self': 757}
     _saved_fields = ('condition', 'other.shape', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -1987,7 +1987,7 @@ class WhereBackward0(GeneratedNode):
 
 
 class ClampBackward0(GeneratedNode):
-    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:767).
+    """Backward of `clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:771).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -1995,10 +1995,10 @@ class ClampBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clamp'
-    _yaml_line = 767
+    _yaml_line = 771
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 770}
+    _yaml_lines = {'self': 774}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -2027,7 +2027,7 @@ class ClampBackward0(GeneratedNode):
 
 
 class ClampBackward1(GeneratedNode):
-    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:787).
+    """Backward of `clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:791).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -2037,10 +2037,10 @@ class ClampBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clamp.Tensor'
-    _yaml_line = 787
+    _yaml_line = 791
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 793, 'min': 792, 'self': 791}
+    _yaml_lines = {'max': 797, 'min': 796, 'self': 795}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -2146,7 +2146,7 @@ class ClampBackward1(GeneratedNode):
 
 
 class ClipBackward0(GeneratedNode):
-    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:802).
+    """Backward of `clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor` (derivatives.yaml:806).
 
     self: masked(grad, clamp_mask(self, min, max))
     """
@@ -2154,10 +2154,10 @@ class ClipBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_max', '_saved_min')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'clip'
-    _yaml_line = 802
+    _yaml_line = 806
     _input_names = ('self',)
     _formulas = {'self': 'masked(grad, clamp_mask(self, min, max))'}
-    _yaml_lines = {'self': 805}
+    _yaml_lines = {'self': 809}
     _saved_fields = ('max', 'min', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -2186,7 +2186,7 @@ class ClipBackward0(GeneratedNode):
 
 
 class ClipBackward1(GeneratedNode):
-    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:811).
+    """Backward of `clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor` (derivatives.yaml:815).
 
     self: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)
     min: sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)
@@ -2196,10 +2196,10 @@ class ClipBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_max_shape', '_saved_min_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'clip.Tensor'
-    _yaml_line = 811
+    _yaml_line = 815
     _input_names = ('self', 'min', 'max')
     _formulas = {'max': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "max")), max.shape)', 'min': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "min")), min.shape)', 'self': 'sum_to(masked(grad, clamp_tensor_masks(self, min, max, "self")), self.shape)'}
-    _yaml_lines = {'max': 817, 'min': 816, 'self': 815}
+    _yaml_lines = {'max': 821, 'min': 820, 'self': 819}
     _saved_fields = ('max', 'max.shape', 'min', 'min.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_min_shape', '_saved_max_shape')
 
@@ -2305,7 +2305,7 @@ class ClipBackward1(GeneratedNode):
 
 
 class DivBackward1(GeneratedNode):
-    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:827).
+    """Backward of `div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor` (derivatives.yaml:831).
 
     self: sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)
     other: sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)
@@ -2314,10 +2314,10 @@ class DivBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_rounding_mode', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'div.Tensor_mode'
-    _yaml_line = 827
+    _yaml_line = 831
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * (self / other / other), other.shape) if rounding_mode is None else zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad / other, self.shape) if rounding_mode is None else zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 832, 'self': 831}
+    _yaml_lines = {'other': 836, 'self': 835}
     _saved_fields = ('other', 'other.shape', 'rounding_mode', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -2365,7 +2365,7 @@ class DivBackward1(GeneratedNode):
 
 
 class FloorDivideBackward0(GeneratedNode):
-    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:840).
+    """Backward of `floor_divide(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:844).
 
     self: zeros_shaped(grad, self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -2374,10 +2374,10 @@ class FloorDivideBackward0(GeneratedNode):
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'floor_divide'
-    _yaml_line = 840
+    _yaml_line = 844
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'zeros_shaped(grad, self.shape)'}
-    _yaml_lines = {'other': 846, 'self': 845}
+    _yaml_lines = {'other': 850, 'self': 849}
     _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -2393,7 +2393,7 @@ class FloorDivideBackward0(GeneratedNode):
 
 
 class RemainderBackward0(GeneratedNode):
-    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:854).
+    """Backward of `remainder(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:858).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)
@@ -2402,10 +2402,10 @@ class RemainderBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'remainder'
-    _yaml_line = 854
+    _yaml_line = 858
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="floor"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 860, 'self': 859}
+    _yaml_lines = {'other': 864, 'self': 863}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2450,7 +2450,7 @@ class RemainderBackward0(GeneratedNode):
 
 
 class FmodBackward0(GeneratedNode):
-    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:869).
+    """Backward of `fmod(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:873).
 
     self: sum_to(grad, self.shape)
     other: sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)
@@ -2459,10 +2459,10 @@ class FmodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmod'
-    _yaml_line = 869
+    _yaml_line = 873
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * div(self, other, rounding_mode="trunc"), other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 875, 'self': 874}
+    _yaml_lines = {'other': 879, 'self': 878}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2507,7 +2507,7 @@ class FmodBackward0(GeneratedNode):
 
 
 class FloatPowerBackward0(GeneratedNode):
-    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:883).
+    """Backward of `float_power(Tensor self, Tensor exponent) -> Tensor` (derivatives.yaml:887).
 
     self: _to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)
     exponent: _to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)
@@ -2516,10 +2516,10 @@ class FloatPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self', '_saved_exponent_dtype', '_saved_exponent_shape', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ('_raw_saved_exponent', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'float_power'
-    _yaml_line = 883
+    _yaml_line = 887
     _input_names = ('self', 'exponent')
     _formulas = {'exponent': '_to_copy(sum_to(pow_grad_exponent(grad, self, exponent, result), exponent.shape), exponent.dtype)', 'self': '_to_copy(sum_to(pow_grad_self(grad, self, exponent), self.shape), self.dtype)'}
-    _yaml_lines = {'exponent': 887, 'self': 886}
+    _yaml_lines = {'exponent': 891, 'self': 890}
     _saved_fields = ('exponent', 'exponent.dtype', 'exponent.shape', 'result', 'self', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -2582,7 +2582,7 @@ class FloatPowerBackward0(GeneratedNode):
 
 
 class FmaxBackward0(GeneratedNode):
-    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:896).
+    """Backward of `fmax(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:900).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)
@@ -2591,10 +2591,10 @@ class FmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmax'
-    _yaml_line = 896
+    _yaml_line = 900
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "ge")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "ge")), self.shape)'}
-    _yaml_lines = {'other': 900, 'self': 899}
+    _yaml_lines = {'other': 904, 'self': 903}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2655,7 +2655,7 @@ class FmaxBackward0(GeneratedNode):
 
 
 class FminBackward0(GeneratedNode):
-    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:908).
+    """Backward of `fmin(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:912).
 
     self: sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)
     other: sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)
@@ -2664,10 +2664,10 @@ class FminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'fmin'
-    _yaml_line = 908
+    _yaml_line = 912
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, fmax_other_mask(self, other, "le")), other.shape)', 'self': 'sum_to(masked(grad, fmax_mask(self, other, "le")), self.shape)'}
-    _yaml_lines = {'other': 912, 'self': 911}
+    _yaml_lines = {'other': 916, 'self': 915}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2728,7 +2728,7 @@ class FminBackward0(GeneratedNode):
 
 
 class Atan2Backward0(GeneratedNode):
-    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:920).
+    """Backward of `atan2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:924).
 
     self: sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)
     other: sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)
@@ -2737,10 +2737,10 @@ class Atan2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'atan2'
-    _yaml_line = 920
+    _yaml_line = 924
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-grad * self * safe_reciprocal(self * self + other * other), other.shape)', 'self': 'sum_to(grad * other * safe_reciprocal(self * self + other * other), self.shape)'}
-    _yaml_lines = {'other': 926, 'self': 925}
+    _yaml_lines = {'other': 930, 'self': 929}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2801,7 +2801,7 @@ class Atan2Backward0(GeneratedNode):
 
 
 class HypotBackward0(GeneratedNode):
-    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:933).
+    """Backward of `hypot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:937).
 
     self: sum_to(grad * self / result, self.shape)
     other: sum_to(grad * other / result, other.shape)
@@ -2810,10 +2810,10 @@ class HypotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'hypot'
-    _yaml_line = 933
+    _yaml_line = 937
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * other / result, other.shape)', 'self': 'sum_to(grad * self / result, self.shape)'}
-    _yaml_lines = {'other': 939, 'self': 938}
+    _yaml_lines = {'other': 943, 'self': 942}
     _saved_fields = ('other', 'other.shape', 'result', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2869,7 +2869,7 @@ class HypotBackward0(GeneratedNode):
 
 
 class LogaddexpBackward0(GeneratedNode):
-    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:946).
+    """Backward of `logaddexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:950).
 
     self: sum_to(grad / (1 + exp(other - self)), self.shape)
     other: sum_to(grad / (1 + exp(self - other)), other.shape)
@@ -2878,10 +2878,10 @@ class LogaddexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp'
-    _yaml_line = 946
+    _yaml_line = 950
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp(other - self)), self.shape)'}
-    _yaml_lines = {'other': 951, 'self': 950}
+    _yaml_lines = {'other': 955, 'self': 954}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -2942,7 +2942,7 @@ class LogaddexpBackward0(GeneratedNode):
 
 
 class Logaddexp2Backward0(GeneratedNode):
-    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:958).
+    """Backward of `logaddexp2(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:962).
 
     self: sum_to(grad / (1 + exp2(other - self)), self.shape)
     other: sum_to(grad / (1 + exp2(self - other)), other.shape)
@@ -2951,10 +2951,10 @@ class Logaddexp2Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'logaddexp2'
-    _yaml_line = 958
+    _yaml_line = 962
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad / (1 + exp2(self - other)), other.shape)', 'self': 'sum_to(grad / (1 + exp2(other - self)), self.shape)'}
-    _yaml_lines = {'other': 963, 'self': 962}
+    _yaml_lines = {'other': 967, 'self': 966}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -3015,7 +3015,7 @@ class Logaddexp2Backward0(GeneratedNode):
 
 
 class CopysignBackward0(GeneratedNode):
-    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:970).
+    """Backward of `copysign(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:974).
 
     self: sum_to(grad * where(self == 0, 0.0, result / self), self.shape)
     other: zeros_shaped(grad, other.shape)
@@ -3024,10 +3024,10 @@ class CopysignBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'copysign'
-    _yaml_line = 970
+    _yaml_line = 974
     _input_names = ('self', 'other')
     _formulas = {'other': 'zeros_shaped(grad, other.shape)', 'self': 'sum_to(grad * where(self == 0, 0.0, result / self), self.shape)'}
-    _yaml_lines = {'other': 976, 'self': 975}
+    _yaml_lines = {'other': 980, 'self': 979}
     _saved_fields = ('other.shape', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -3068,7 +3068,7 @@ class CopysignBackward0(GeneratedNode):
 
 
 class XlogyBackward0(GeneratedNode):
-    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:985).
+    """Backward of `xlogy(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:989).
 
     self: sum_to(xlogy_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / other, other.shape)
@@ -3077,10 +3077,10 @@ class XlogyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'xlogy'
-    _yaml_line = 985
+    _yaml_line = 989
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self / other, other.shape)', 'self': 'sum_to(xlogy_grad_self(grad, self, other), self.shape)'}
-    _yaml_lines = {'other': 991, 'self': 990}
+    _yaml_lines = {'other': 995, 'self': 994}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -3141,7 +3141,7 @@ class XlogyBackward0(GeneratedNode):
 
 
 class LerpBackward0(GeneratedNode):
-    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1000).
+    """Backward of `lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor` (derivatives.yaml:1004).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -3150,10 +3150,10 @@ class LerpBackward0(GeneratedNode):
     __slots__ = ('_saved_end_shape', '_saved_self_shape', '_saved_weight')
     _saved_slots = ()
     _op_name = 'lerp.Scalar'
-    _yaml_line = 1000
+    _yaml_line = 1004
     _input_names = ('self', 'end')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)'}
-    _yaml_lines = {'end': 1006, 'self': 1005}
+    _yaml_lines = {'end': 1010, 'self': 1009}
     _saved_fields = ('end.shape', 'self.shape', 'weight')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape')
 
@@ -3173,7 +3173,7 @@ class LerpBackward0(GeneratedNode):
 
 
 class LerpBackward1(GeneratedNode):
-    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1013).
+    """Backward of `lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor` (derivatives.yaml:1017).
 
     self: sum_to(grad * (1 - weight), self.shape)
     end: sum_to(grad * weight, end.shape)
@@ -3183,10 +3183,10 @@ class LerpBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight', '_saved_end_shape', '_saved_self_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_end', '_raw_saved_self', '_raw_saved_weight')
     _op_name = 'lerp.Tensor'
-    _yaml_line = 1013
+    _yaml_line = 1017
     _input_names = ('self', 'end', 'weight')
     _formulas = {'end': 'sum_to(grad * weight, end.shape)', 'self': 'sum_to(grad * (1 - weight), self.shape)', 'weight': 'sum_to(grad * (end - self), weight.shape)'}
-    _yaml_lines = {'end': 1019, 'self': 1018, 'weight': 1020}
+    _yaml_lines = {'end': 1023, 'self': 1022, 'weight': 1024}
     _saved_fields = ('end', 'end.shape', 'self', 'self.shape', 'weight', 'weight.shape')
     _shape_sources = ('_saved_self_shape', '_saved_end_shape', '_saved_weight_shape')
 
@@ -3251,7 +3251,7 @@ class LerpBackward1(GeneratedNode):
 
 
 class AddcmulBackward0(GeneratedNode):
-    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1027).
+    """Backward of `addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1031).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)
@@ -3261,10 +3261,10 @@ class AddcmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcmul'
-    _yaml_line = 1027
+    _yaml_line = 1031
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad * tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(maybe_multiply(grad * tensor1, value), tensor2.shape)'}
-    _yaml_lines = {'self': 1032, 'tensor1': 1033, 'tensor2': 1034}
+    _yaml_lines = {'self': 1036, 'tensor1': 1037, 'tensor2': 1038}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -3314,7 +3314,7 @@ class AddcmulBackward0(GeneratedNode):
 
 
 class AddcdivBackward0(GeneratedNode):
-    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1042).
+    """Backward of `addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor` (derivatives.yaml:1046).
 
     self: sum_to(grad, self.shape)
     tensor1: sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)
@@ -3324,10 +3324,10 @@ class AddcdivBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensor1', '_raw_saved_tensor2', '_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape', '_saved_value')
     _saved_slots = ('_raw_saved_tensor1', '_raw_saved_tensor2')
     _op_name = 'addcdiv'
-    _yaml_line = 1042
+    _yaml_line = 1046
     _input_names = ('self', 'tensor1', 'tensor2')
     _formulas = {'self': 'sum_to(grad, self.shape)', 'tensor1': 'sum_to(maybe_multiply(grad / tensor2, value), tensor1.shape)', 'tensor2': 'sum_to(-maybe_multiply(grad * tensor1 / (tensor2 * tensor2), value), tensor2.shape)'}
-    _yaml_lines = {'self': 1046, 'tensor1': 1047, 'tensor2': 1048}
+    _yaml_lines = {'self': 1050, 'tensor1': 1051, 'tensor2': 1052}
     _saved_fields = ('self.shape', 'tensor1', 'tensor1.shape', 'tensor2', 'tensor2.shape', 'value')
     _shape_sources = ('_saved_self_shape', '_saved_tensor1_shape', '_saved_tensor2_shape')
 
@@ -3385,7 +3385,7 @@ class AddcdivBackward0(GeneratedNode):
 
 
 class LogitBackward0(GeneratedNode):
-    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:1060).
+    """Backward of `logit(Tensor self, float? eps=None) -> Tensor` (derivatives.yaml:1064).
 
     self: logit_grad(grad, self, eps)
     """
@@ -3393,10 +3393,10 @@ class LogitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_eps')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logit'
-    _yaml_line = 1060
+    _yaml_line = 1064
     _input_names = ('self',)
     _formulas = {'self': 'logit_grad(grad, self, eps)'}
-    _yaml_lines = {'self': 1064}
+    _yaml_lines = {'self': 1068}
     _saved_fields = ('eps', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -3425,7 +3425,7 @@ class LogitBackward0(GeneratedNode):
 
 
 class ErfBackward0(GeneratedNode):
-    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1073).
+    """Backward of `erf(Tensor self) -> Tensor` (derivatives.yaml:1077).
 
     self: grad * 1.1283791670955126 * exp(-(self * self))
     """
@@ -3433,10 +3433,10 @@ class ErfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erf'
-    _yaml_line = 1073
+    _yaml_line = 1077
     _input_names = ('self',)
     _formulas = {'self': 'grad * 1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1077}
+    _yaml_lines = {'self': 1081}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3465,7 +3465,7 @@ class ErfBackward0(GeneratedNode):
 
 
 class ErfcBackward0(GeneratedNode):
-    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1085).
+    """Backward of `erfc(Tensor self) -> Tensor` (derivatives.yaml:1089).
 
     self: grad * -1.1283791670955126 * exp(-(self * self))
     """
@@ -3473,10 +3473,10 @@ class ErfcBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'erfc'
-    _yaml_line = 1085
+    _yaml_line = 1089
     _input_names = ('self',)
     _formulas = {'self': 'grad * -1.1283791670955126 * exp(-(self * self))'}
-    _yaml_lines = {'self': 1089}
+    _yaml_lines = {'self': 1093}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3505,7 +3505,7 @@ class ErfcBackward0(GeneratedNode):
 
 
 class ErfinvBackward0(GeneratedNode):
-    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1097).
+    """Backward of `erfinv(Tensor self) -> Tensor` (derivatives.yaml:1101).
 
     self: grad * 0.886226925452758 * exp(result * result)
     """
@@ -3513,10 +3513,10 @@ class ErfinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'erfinv'
-    _yaml_line = 1097
+    _yaml_line = 1101
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.886226925452758 * exp(result * result)'}
-    _yaml_lines = {'self': 1101}
+    _yaml_lines = {'self': 1105}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3543,7 +3543,7 @@ class ErfinvBackward0(GeneratedNode):
 
 
 class LgammaBackward0(GeneratedNode):
-    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1109).
+    """Backward of `lgamma(Tensor self) -> Tensor` (derivatives.yaml:1113).
 
     self: grad * digamma(self)
     """
@@ -3551,10 +3551,10 @@ class LgammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'lgamma'
-    _yaml_line = 1109
+    _yaml_line = 1113
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1113}
+    _yaml_lines = {'self': 1117}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3583,7 +3583,7 @@ class LgammaBackward0(GeneratedNode):
 
 
 class DigammaBackward0(GeneratedNode):
-    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1120).
+    """Backward of `digamma(Tensor self) -> Tensor` (derivatives.yaml:1124).
 
     self: grad * polygamma(1, self)
     """
@@ -3591,10 +3591,10 @@ class DigammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'digamma'
-    _yaml_line = 1120
+    _yaml_line = 1124
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1124}
+    _yaml_lines = {'self': 1128}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3623,7 +3623,7 @@ class DigammaBackward0(GeneratedNode):
 
 
 class PolygammaBackward0(GeneratedNode):
-    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1133).
+    """Backward of `polygamma(int n, Tensor self) -> Tensor` (derivatives.yaml:1137).
 
     self: grad * polygamma(n + 1, self)
     """
@@ -3631,10 +3631,10 @@ class PolygammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'polygamma'
-    _yaml_line = 1133
+    _yaml_line = 1137
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(n + 1, self)'}
-    _yaml_lines = {'self': 1136}
+    _yaml_lines = {'self': 1140}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -3663,7 +3663,7 @@ class PolygammaBackward0(GeneratedNode):
 
 
 class SpecialGammalnBackward0(GeneratedNode):
-    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1146).
+    """Backward of `special_gammaln(Tensor self) -> Tensor` (derivatives.yaml:1150).
 
     self: grad * digamma(self)
     """
@@ -3671,10 +3671,10 @@ class SpecialGammalnBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_gammaln'
-    _yaml_line = 1146
+    _yaml_line = 1150
     _input_names = ('self',)
     _formulas = {'self': 'grad * digamma(self)'}
-    _yaml_lines = {'self': 1149}
+    _yaml_lines = {'self': 1153}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3703,7 +3703,7 @@ class SpecialGammalnBackward0(GeneratedNode):
 
 
 class SpecialPsiBackward0(GeneratedNode):
-    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1157).
+    """Backward of `special_psi(Tensor self) -> Tensor` (derivatives.yaml:1161).
 
     self: grad * polygamma(1, self)
     """
@@ -3711,10 +3711,10 @@ class SpecialPsiBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_psi'
-    _yaml_line = 1157
+    _yaml_line = 1161
     _input_names = ('self',)
     _formulas = {'self': 'grad * polygamma(1, self)'}
-    _yaml_lines = {'self': 1160}
+    _yaml_lines = {'self': 1164}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3743,7 +3743,7 @@ class SpecialPsiBackward0(GeneratedNode):
 
 
 class SpecialExpitBackward0(GeneratedNode):
-    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1168).
+    """Backward of `special_expit(Tensor self) -> Tensor` (derivatives.yaml:1172).
 
     self: grad * result * (1 - result)
     """
@@ -3751,10 +3751,10 @@ class SpecialExpitBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'special_expit'
-    _yaml_line = 1168
+    _yaml_line = 1172
     _input_names = ('self',)
     _formulas = {'self': 'grad * result * (1 - result)'}
-    _yaml_lines = {'self': 1171}
+    _yaml_lines = {'self': 1175}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3780,7 +3780,7 @@ class SpecialExpitBackward0(GeneratedNode):
 
 
 class SincBackward0(GeneratedNode):
-    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1180).
+    """Backward of `sinc(Tensor self) -> Tensor` (derivatives.yaml:1184).
 
     self: sinc_grad(grad, self)
     """
@@ -3788,10 +3788,10 @@ class SincBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'sinc'
-    _yaml_line = 1180
+    _yaml_line = 1184
     _input_names = ('self',)
     _formulas = {'self': 'sinc_grad(grad, self)'}
-    _yaml_lines = {'self': 1184}
+    _yaml_lines = {'self': 1188}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3820,7 +3820,7 @@ class SincBackward0(GeneratedNode):
 
 
 class SpecialNdtrBackward0(GeneratedNode):
-    """Backward of `special_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1202).
+    """Backward of `special_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1206).
 
     self: grad * exp(self * self * -0.5) * 0.3989422804014327
     """
@@ -3828,10 +3828,10 @@ class SpecialNdtrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_ndtr'
-    _yaml_line = 1202
+    _yaml_line = 1206
     _input_names = ('self',)
     _formulas = {'self': 'grad * exp(self * self * -0.5) * 0.3989422804014327'}
-    _yaml_lines = {'self': 1205}
+    _yaml_lines = {'self': 1209}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3860,7 +3860,7 @@ class SpecialNdtrBackward0(GeneratedNode):
 
 
 class SpecialNdtriBackward0(GeneratedNode):
-    """Backward of `special_ndtri(Tensor self) -> Tensor` (derivatives.yaml:1213).
+    """Backward of `special_ndtri(Tensor self) -> Tensor` (derivatives.yaml:1217).
 
     self: grad * 2.5066282746310002 * exp(result * result * 0.5)
     """
@@ -3868,10 +3868,10 @@ class SpecialNdtriBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'special_ndtri'
-    _yaml_line = 1213
+    _yaml_line = 1217
     _input_names = ('self',)
     _formulas = {'self': 'grad * 2.5066282746310002 * exp(result * result * 0.5)'}
-    _yaml_lines = {'self': 1217}
+    _yaml_lines = {'self': 1221}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3898,7 +3898,7 @@ class SpecialNdtriBackward0(GeneratedNode):
 
 
 class SpecialLogNdtrBackward0(GeneratedNode):
-    """Backward of `special_log_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1225).
+    """Backward of `special_log_ndtr(Tensor self) -> Tensor` (derivatives.yaml:1229).
 
     self: grad * 0.3989422804014327 * exp(-(result + self * self * 0.5))
     """
@@ -3906,10 +3906,10 @@ class SpecialLogNdtrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'special_log_ndtr'
-    _yaml_line = 1225
+    _yaml_line = 1229
     _input_names = ('self',)
     _formulas = {'self': 'grad * 0.3989422804014327 * exp(-(result + self * self * 0.5))'}
-    _yaml_lines = {'self': 1229}
+    _yaml_lines = {'self': 1233}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -3944,7 +3944,7 @@ class SpecialLogNdtrBackward0(GeneratedNode):
 
 
 class I0Backward0(GeneratedNode):
-    """Backward of `i0(Tensor self) -> Tensor` (derivatives.yaml:1237).
+    """Backward of `i0(Tensor self) -> Tensor` (derivatives.yaml:1241).
 
     self: grad * special_i1(self)
     """
@@ -3952,10 +3952,10 @@ class I0Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'i0'
-    _yaml_line = 1237
+    _yaml_line = 1241
     _input_names = ('self',)
     _formulas = {'self': 'grad * special_i1(self)'}
-    _yaml_lines = {'self': 1241}
+    _yaml_lines = {'self': 1245}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -3984,7 +3984,7 @@ class I0Backward0(GeneratedNode):
 
 
 class SpecialI0eBackward0(GeneratedNode):
-    """Backward of `special_i0e(Tensor self) -> Tensor` (derivatives.yaml:1249).
+    """Backward of `special_i0e(Tensor self) -> Tensor` (derivatives.yaml:1253).
 
     self: grad * (special_i1e(self) - sign(self) * result)
     """
@@ -3992,10 +3992,10 @@ class SpecialI0eBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'special_i0e'
-    _yaml_line = 1249
+    _yaml_line = 1253
     _input_names = ('self',)
     _formulas = {'self': 'grad * (special_i1e(self) - sign(self) * result)'}
-    _yaml_lines = {'self': 1252}
+    _yaml_lines = {'self': 1256}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4030,7 +4030,7 @@ class SpecialI0eBackward0(GeneratedNode):
 
 
 class SpecialI1Backward0(GeneratedNode):
-    """Backward of `special_i1(Tensor self) -> Tensor` (derivatives.yaml:1261).
+    """Backward of `special_i1(Tensor self) -> Tensor` (derivatives.yaml:1265).
 
     self: i1_grad(grad, self, result)
     """
@@ -4038,10 +4038,10 @@ class SpecialI1Backward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'special_i1'
-    _yaml_line = 1261
+    _yaml_line = 1265
     _input_names = ('self',)
     _formulas = {'self': 'i1_grad(grad, self, result)'}
-    _yaml_lines = {'self': 1264}
+    _yaml_lines = {'self': 1268}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4076,7 +4076,7 @@ class SpecialI1Backward0(GeneratedNode):
 
 
 class SpecialI1eBackward0(GeneratedNode):
-    """Backward of `special_i1e(Tensor self) -> Tensor` (derivatives.yaml:1273).
+    """Backward of `special_i1e(Tensor self) -> Tensor` (derivatives.yaml:1277).
 
     self: i1e_grad(grad, self, result)
     """
@@ -4084,10 +4084,10 @@ class SpecialI1eBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'special_i1e'
-    _yaml_line = 1273
+    _yaml_line = 1277
     _input_names = ('self',)
     _formulas = {'self': 'i1e_grad(grad, self, result)'}
-    _yaml_lines = {'self': 1276}
+    _yaml_lines = {'self': 1280}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4122,7 +4122,7 @@ class SpecialI1eBackward0(GeneratedNode):
 
 
 class SpecialErfcxBackward0(GeneratedNode):
-    """Backward of `special_erfcx(Tensor self) -> Tensor` (derivatives.yaml:1284).
+    """Backward of `special_erfcx(Tensor self) -> Tensor` (derivatives.yaml:1288).
 
     self: grad * (2.0 * self * result - 1.1283791670955126)
     """
@@ -4130,10 +4130,10 @@ class SpecialErfcxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'special_erfcx'
-    _yaml_line = 1284
+    _yaml_line = 1288
     _input_names = ('self',)
     _formulas = {'self': 'grad * (2.0 * self * result - 1.1283791670955126)'}
-    _yaml_lines = {'self': 1288}
+    _yaml_lines = {'self': 1292}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4167,7 +4167,7 @@ class SpecialErfcxBackward0(GeneratedNode):
 
 
 class SpecialEntrBackward0(GeneratedNode):
-    """Backward of `special_entr(Tensor self) -> Tensor` (derivatives.yaml:1297).
+    """Backward of `special_entr(Tensor self) -> Tensor` (derivatives.yaml:1301).
 
     self: grad * -(1 + log(self))
     """
@@ -4175,10 +4175,10 @@ class SpecialEntrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'special_entr'
-    _yaml_line = 1297
+    _yaml_line = 1301
     _input_names = ('self',)
     _formulas = {'self': 'grad * -(1 + log(self))'}
-    _yaml_lines = {'self': 1300}
+    _yaml_lines = {'self': 1304}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -4207,7 +4207,7 @@ class SpecialEntrBackward0(GeneratedNode):
 
 
 class SpecialXlog1pyBackward0(GeneratedNode):
-    """Backward of `special_xlog1py(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1309).
+    """Backward of `special_xlog1py(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1313).
 
     self: sum_to(xlog1py_grad_self(grad, self, other), self.shape)
     other: sum_to(grad * self / (other + 1), other.shape)
@@ -4216,10 +4216,10 @@ class SpecialXlog1pyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'special_xlog1py'
-    _yaml_line = 1309
+    _yaml_line = 1313
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * self / (other + 1), other.shape)', 'self': 'sum_to(xlog1py_grad_self(grad, self, other), self.shape)'}
-    _yaml_lines = {'other': 1314, 'self': 1313}
+    _yaml_lines = {'other': 1318, 'self': 1317}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -4280,7 +4280,7 @@ class SpecialXlog1pyBackward0(GeneratedNode):
 
 
 class SpecialZetaBackward0(GeneratedNode):
-    """Backward of `special_zeta(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1324).
+    """Backward of `special_zeta(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1328).
 
     self: not_implemented("zeta")
     other: sum_to(grad * -self * special_zeta(self + 1.0, other), other.shape)
@@ -4289,10 +4289,10 @@ class SpecialZetaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'special_zeta'
-    _yaml_line = 1324
+    _yaml_line = 1328
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * -self * special_zeta(self + 1.0, other), other.shape)', 'self': 'not_implemented("zeta")'}
-    _yaml_lines = {'other': 1330, 'self': 1329}
+    _yaml_lines = {'other': 1334, 'self': 1333}
     _saved_fields = ('other', 'other.shape', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4334,7 +4334,7 @@ class SpecialZetaBackward0(GeneratedNode):
 
 
 class IgammaBackward0(GeneratedNode):
-    """Backward of `igamma(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1339).
+    """Backward of `igamma(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1343).
 
     self: not_implemented("igamma: input")
     other: sum_to(igamma_grad_other(grad, self, other), other.shape)
@@ -4343,10 +4343,10 @@ class IgammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'igamma'
-    _yaml_line = 1339
+    _yaml_line = 1343
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(igamma_grad_other(grad, self, other), other.shape)', 'self': 'not_implemented("igamma: input")'}
-    _yaml_lines = {'other': 1345, 'self': 1344}
+    _yaml_lines = {'other': 1349, 'self': 1348}
     _saved_fields = ('other', 'other.shape', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4388,7 +4388,7 @@ class IgammaBackward0(GeneratedNode):
 
 
 class IgammacBackward0(GeneratedNode):
-    """Backward of `igammac(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1350).
+    """Backward of `igammac(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1354).
 
     self: not_implemented("igammac: input")
     other: sum_to(-igamma_grad_other(grad, self, other), other.shape)
@@ -4397,10 +4397,10 @@ class IgammacBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'igammac'
-    _yaml_line = 1350
+    _yaml_line = 1354
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(-igamma_grad_other(grad, self, other), other.shape)', 'self': 'not_implemented("igammac: input")'}
-    _yaml_lines = {'other': 1356, 'self': 1355}
+    _yaml_lines = {'other': 1360, 'self': 1359}
     _saved_fields = ('other', 'other.shape', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4442,7 +4442,7 @@ class IgammacBackward0(GeneratedNode):
 
 
 class MvlgammaBackward0(GeneratedNode):
-    """Backward of `mvlgamma(Tensor self, int p) -> Tensor` (derivatives.yaml:1362).
+    """Backward of `mvlgamma(Tensor self, int p) -> Tensor` (derivatives.yaml:1366).
 
     self: mvlgamma_grad(grad, self, p)
     """
@@ -4450,10 +4450,10 @@ class MvlgammaBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_p')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'mvlgamma'
-    _yaml_line = 1362
+    _yaml_line = 1366
     _input_names = ('self',)
     _formulas = {'self': 'mvlgamma_grad(grad, self, p)'}
-    _yaml_lines = {'self': 1367}
+    _yaml_lines = {'self': 1371}
     _saved_fields = ('p', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -4482,7 +4482,7 @@ class MvlgammaBackward0(GeneratedNode):
 
 
 class SpecialBesselJ0Backward0(GeneratedNode):
-    """Backward of `special_bessel_j0(Tensor self) -> Tensor` (derivatives.yaml:1378).
+    """Backward of `special_bessel_j0(Tensor self) -> Tensor` (derivatives.yaml:1382).
 
     self: non_differentiable
     """
@@ -4490,7 +4490,7 @@ class SpecialBesselJ0Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_bessel_j0'
-    _yaml_line = 1378
+    _yaml_line = 1382
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4501,7 +4501,7 @@ class SpecialBesselJ0Backward0(GeneratedNode):
 
 
 class SpecialBesselJ1Backward0(GeneratedNode):
-    """Backward of `special_bessel_j1(Tensor self) -> Tensor` (derivatives.yaml:1387).
+    """Backward of `special_bessel_j1(Tensor self) -> Tensor` (derivatives.yaml:1391).
 
     self: non_differentiable
     """
@@ -4509,7 +4509,7 @@ class SpecialBesselJ1Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_bessel_j1'
-    _yaml_line = 1387
+    _yaml_line = 1391
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4520,7 +4520,7 @@ class SpecialBesselJ1Backward0(GeneratedNode):
 
 
 class SpecialBesselY0Backward0(GeneratedNode):
-    """Backward of `special_bessel_y0(Tensor self) -> Tensor` (derivatives.yaml:1396).
+    """Backward of `special_bessel_y0(Tensor self) -> Tensor` (derivatives.yaml:1400).
 
     self: non_differentiable
     """
@@ -4528,7 +4528,7 @@ class SpecialBesselY0Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_bessel_y0'
-    _yaml_line = 1396
+    _yaml_line = 1400
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4539,7 +4539,7 @@ class SpecialBesselY0Backward0(GeneratedNode):
 
 
 class SpecialBesselY1Backward0(GeneratedNode):
-    """Backward of `special_bessel_y1(Tensor self) -> Tensor` (derivatives.yaml:1405).
+    """Backward of `special_bessel_y1(Tensor self) -> Tensor` (derivatives.yaml:1409).
 
     self: non_differentiable
     """
@@ -4547,7 +4547,7 @@ class SpecialBesselY1Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_bessel_y1'
-    _yaml_line = 1405
+    _yaml_line = 1409
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4558,7 +4558,7 @@ class SpecialBesselY1Backward0(GeneratedNode):
 
 
 class SpecialModifiedBesselI0Backward0(GeneratedNode):
-    """Backward of `special_modified_bessel_i0(Tensor self) -> Tensor` (derivatives.yaml:1414).
+    """Backward of `special_modified_bessel_i0(Tensor self) -> Tensor` (derivatives.yaml:1418).
 
     self: non_differentiable
     """
@@ -4566,7 +4566,7 @@ class SpecialModifiedBesselI0Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_modified_bessel_i0'
-    _yaml_line = 1414
+    _yaml_line = 1418
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4577,7 +4577,7 @@ class SpecialModifiedBesselI0Backward0(GeneratedNode):
 
 
 class SpecialModifiedBesselI1Backward0(GeneratedNode):
-    """Backward of `special_modified_bessel_i1(Tensor self) -> Tensor` (derivatives.yaml:1423).
+    """Backward of `special_modified_bessel_i1(Tensor self) -> Tensor` (derivatives.yaml:1427).
 
     self: non_differentiable
     """
@@ -4585,7 +4585,7 @@ class SpecialModifiedBesselI1Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_modified_bessel_i1'
-    _yaml_line = 1423
+    _yaml_line = 1427
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4596,7 +4596,7 @@ class SpecialModifiedBesselI1Backward0(GeneratedNode):
 
 
 class SpecialModifiedBesselK0Backward0(GeneratedNode):
-    """Backward of `special_modified_bessel_k0(Tensor self) -> Tensor` (derivatives.yaml:1432).
+    """Backward of `special_modified_bessel_k0(Tensor self) -> Tensor` (derivatives.yaml:1436).
 
     self: non_differentiable
     """
@@ -4604,7 +4604,7 @@ class SpecialModifiedBesselK0Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_modified_bessel_k0'
-    _yaml_line = 1432
+    _yaml_line = 1436
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4615,7 +4615,7 @@ class SpecialModifiedBesselK0Backward0(GeneratedNode):
 
 
 class SpecialModifiedBesselK1Backward0(GeneratedNode):
-    """Backward of `special_modified_bessel_k1(Tensor self) -> Tensor` (derivatives.yaml:1441).
+    """Backward of `special_modified_bessel_k1(Tensor self) -> Tensor` (derivatives.yaml:1445).
 
     self: non_differentiable
     """
@@ -4623,7 +4623,7 @@ class SpecialModifiedBesselK1Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_modified_bessel_k1'
-    _yaml_line = 1441
+    _yaml_line = 1445
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4634,7 +4634,7 @@ class SpecialModifiedBesselK1Backward0(GeneratedNode):
 
 
 class SpecialScaledModifiedBesselK0Backward0(GeneratedNode):
-    """Backward of `special_scaled_modified_bessel_k0(Tensor x) -> Tensor` (derivatives.yaml:1450).
+    """Backward of `special_scaled_modified_bessel_k0(Tensor x) -> Tensor` (derivatives.yaml:1454).
 
     x: non_differentiable
     """
@@ -4642,7 +4642,7 @@ class SpecialScaledModifiedBesselK0Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_scaled_modified_bessel_k0'
-    _yaml_line = 1450
+    _yaml_line = 1454
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4653,7 +4653,7 @@ class SpecialScaledModifiedBesselK0Backward0(GeneratedNode):
 
 
 class SpecialScaledModifiedBesselK1Backward0(GeneratedNode):
-    """Backward of `special_scaled_modified_bessel_k1(Tensor x) -> Tensor` (derivatives.yaml:1459).
+    """Backward of `special_scaled_modified_bessel_k1(Tensor x) -> Tensor` (derivatives.yaml:1463).
 
     x: non_differentiable
     """
@@ -4661,7 +4661,7 @@ class SpecialScaledModifiedBesselK1Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_scaled_modified_bessel_k1'
-    _yaml_line = 1459
+    _yaml_line = 1463
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4672,7 +4672,7 @@ class SpecialScaledModifiedBesselK1Backward0(GeneratedNode):
 
 
 class SpecialSphericalBesselJ0Backward0(GeneratedNode):
-    """Backward of `special_spherical_bessel_j0(Tensor x) -> Tensor` (derivatives.yaml:1468).
+    """Backward of `special_spherical_bessel_j0(Tensor x) -> Tensor` (derivatives.yaml:1472).
 
     x: non_differentiable
     """
@@ -4680,7 +4680,7 @@ class SpecialSphericalBesselJ0Backward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_spherical_bessel_j0'
-    _yaml_line = 1468
+    _yaml_line = 1472
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4691,7 +4691,7 @@ class SpecialSphericalBesselJ0Backward0(GeneratedNode):
 
 
 class SpecialAiryAiBackward0(GeneratedNode):
-    """Backward of `special_airy_ai(Tensor x) -> Tensor` (derivatives.yaml:1477).
+    """Backward of `special_airy_ai(Tensor x) -> Tensor` (derivatives.yaml:1481).
 
     x: non_differentiable
     """
@@ -4699,7 +4699,7 @@ class SpecialAiryAiBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_airy_ai'
-    _yaml_line = 1477
+    _yaml_line = 1481
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4710,7 +4710,7 @@ class SpecialAiryAiBackward0(GeneratedNode):
 
 
 class SpecialChebyshevPolynomialTBackward0(GeneratedNode):
-    """Backward of `special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1488).
+    """Backward of `special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1492).
 
     x: non_differentiable
     n: non_differentiable
@@ -4719,7 +4719,7 @@ class SpecialChebyshevPolynomialTBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_chebyshev_polynomial_t'
-    _yaml_line = 1488
+    _yaml_line = 1492
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4730,7 +4730,7 @@ class SpecialChebyshevPolynomialTBackward0(GeneratedNode):
 
 
 class SpecialChebyshevPolynomialUBackward0(GeneratedNode):
-    """Backward of `special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1499).
+    """Backward of `special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1503).
 
     x: non_differentiable
     n: non_differentiable
@@ -4739,7 +4739,7 @@ class SpecialChebyshevPolynomialUBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_chebyshev_polynomial_u'
-    _yaml_line = 1499
+    _yaml_line = 1503
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4750,7 +4750,7 @@ class SpecialChebyshevPolynomialUBackward0(GeneratedNode):
 
 
 class SpecialChebyshevPolynomialVBackward0(GeneratedNode):
-    """Backward of `special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1510).
+    """Backward of `special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1514).
 
     x: non_differentiable
     n: non_differentiable
@@ -4759,7 +4759,7 @@ class SpecialChebyshevPolynomialVBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_chebyshev_polynomial_v'
-    _yaml_line = 1510
+    _yaml_line = 1514
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4770,7 +4770,7 @@ class SpecialChebyshevPolynomialVBackward0(GeneratedNode):
 
 
 class SpecialChebyshevPolynomialWBackward0(GeneratedNode):
-    """Backward of `special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1521).
+    """Backward of `special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1525).
 
     x: non_differentiable
     n: non_differentiable
@@ -4779,7 +4779,7 @@ class SpecialChebyshevPolynomialWBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_chebyshev_polynomial_w'
-    _yaml_line = 1521
+    _yaml_line = 1525
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4790,7 +4790,7 @@ class SpecialChebyshevPolynomialWBackward0(GeneratedNode):
 
 
 class SpecialShiftedChebyshevPolynomialTBackward0(GeneratedNode):
-    """Backward of `special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1532).
+    """Backward of `special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1536).
 
     x: non_differentiable
     n: non_differentiable
@@ -4799,7 +4799,7 @@ class SpecialShiftedChebyshevPolynomialTBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_shifted_chebyshev_polynomial_t'
-    _yaml_line = 1532
+    _yaml_line = 1536
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4810,7 +4810,7 @@ class SpecialShiftedChebyshevPolynomialTBackward0(GeneratedNode):
 
 
 class SpecialShiftedChebyshevPolynomialUBackward0(GeneratedNode):
-    """Backward of `special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1543).
+    """Backward of `special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1547).
 
     x: non_differentiable
     n: non_differentiable
@@ -4819,7 +4819,7 @@ class SpecialShiftedChebyshevPolynomialUBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_shifted_chebyshev_polynomial_u'
-    _yaml_line = 1543
+    _yaml_line = 1547
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4830,7 +4830,7 @@ class SpecialShiftedChebyshevPolynomialUBackward0(GeneratedNode):
 
 
 class SpecialShiftedChebyshevPolynomialVBackward0(GeneratedNode):
-    """Backward of `special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1554).
+    """Backward of `special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1558).
 
     x: non_differentiable
     n: non_differentiable
@@ -4839,7 +4839,7 @@ class SpecialShiftedChebyshevPolynomialVBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_shifted_chebyshev_polynomial_v'
-    _yaml_line = 1554
+    _yaml_line = 1558
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4850,7 +4850,7 @@ class SpecialShiftedChebyshevPolynomialVBackward0(GeneratedNode):
 
 
 class SpecialShiftedChebyshevPolynomialWBackward0(GeneratedNode):
-    """Backward of `special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1565).
+    """Backward of `special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1569).
 
     x: non_differentiable
     n: non_differentiable
@@ -4859,7 +4859,7 @@ class SpecialShiftedChebyshevPolynomialWBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_shifted_chebyshev_polynomial_w'
-    _yaml_line = 1565
+    _yaml_line = 1569
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4870,7 +4870,7 @@ class SpecialShiftedChebyshevPolynomialWBackward0(GeneratedNode):
 
 
 class SpecialHermitePolynomialHBackward0(GeneratedNode):
-    """Backward of `special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1576).
+    """Backward of `special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1580).
 
     x: non_differentiable
     n: non_differentiable
@@ -4879,7 +4879,7 @@ class SpecialHermitePolynomialHBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_hermite_polynomial_h'
-    _yaml_line = 1576
+    _yaml_line = 1580
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4890,7 +4890,7 @@ class SpecialHermitePolynomialHBackward0(GeneratedNode):
 
 
 class SpecialHermitePolynomialHeBackward0(GeneratedNode):
-    """Backward of `special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1587).
+    """Backward of `special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1591).
 
     x: non_differentiable
     n: non_differentiable
@@ -4899,7 +4899,7 @@ class SpecialHermitePolynomialHeBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_hermite_polynomial_he'
-    _yaml_line = 1587
+    _yaml_line = 1591
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4910,7 +4910,7 @@ class SpecialHermitePolynomialHeBackward0(GeneratedNode):
 
 
 class SpecialLaguerrePolynomialLBackward0(GeneratedNode):
-    """Backward of `special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1598).
+    """Backward of `special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1602).
 
     x: non_differentiable
     n: non_differentiable
@@ -4919,7 +4919,7 @@ class SpecialLaguerrePolynomialLBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_laguerre_polynomial_l'
-    _yaml_line = 1598
+    _yaml_line = 1602
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4930,7 +4930,7 @@ class SpecialLaguerrePolynomialLBackward0(GeneratedNode):
 
 
 class SpecialLegendrePolynomialPBackward0(GeneratedNode):
-    """Backward of `special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1609).
+    """Backward of `special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor` (derivatives.yaml:1613).
 
     x: non_differentiable
     n: non_differentiable
@@ -4939,7 +4939,7 @@ class SpecialLegendrePolynomialPBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'special_legendre_polynomial_p'
-    _yaml_line = 1609
+    _yaml_line = 1613
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -4950,7 +4950,7 @@ class SpecialLegendrePolynomialPBackward0(GeneratedNode):
 
 
 class SumBackward0(GeneratedNode):
-    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1625).
+    """Backward of `sum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1629).
 
     self: cast_to(unreduce(grad, self.shape, dim), self.dtype)
     """
@@ -4958,10 +4958,10 @@ class SumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'sum'
-    _yaml_line = 1625
+    _yaml_line = 1629
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1627}
+    _yaml_lines = {'self': 1631}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -4974,7 +4974,7 @@ class SumBackward0(GeneratedNode):
 
 
 class MeanBackward0(GeneratedNode):
-    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1641).
+    """Backward of `mean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1645).
 
     self: cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)
     """
@@ -4982,10 +4982,10 @@ class MeanBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'mean'
-    _yaml_line = 1641
+    _yaml_line = 1645
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(unreduce(grad, self.shape, dim) / reduced_numel(self.shape, dim), self.dtype)'}
-    _yaml_lines = {'self': 1643}
+    _yaml_lines = {'self': 1647}
     _saved_fields = ('dim', 'self.dtype', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -4998,7 +4998,7 @@ class MeanBackward0(GeneratedNode):
 
 
 class AmaxBackward0(GeneratedNode):
-    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1656).
+    """Backward of `amax(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1660).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -5006,10 +5006,10 @@ class AmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amax'
-    _yaml_line = 1656
+    _yaml_line = 1660
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1658}
+    _yaml_lines = {'self': 1662}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -5044,7 +5044,7 @@ class AmaxBackward0(GeneratedNode):
 
 
 class AminBackward0(GeneratedNode):
-    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1674).
+    """Backward of `amin(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1678).
 
     self: spread_to_extrema(grad, self, result, dim)
     """
@@ -5052,10 +5052,10 @@ class AminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'amin'
-    _yaml_line = 1674
+    _yaml_line = 1678
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1676}
+    _yaml_lines = {'self': 1680}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -5090,7 +5090,7 @@ class AminBackward0(GeneratedNode):
 
 
 class MaxBackward0(GeneratedNode):
-    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1684).
+    """Backward of `max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1688).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -5098,10 +5098,10 @@ class MaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max.dim'
-    _yaml_line = 1684
+    _yaml_line = 1688
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1686}
+    _yaml_lines = {'self': 1690}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -5129,7 +5129,7 @@ class MaxBackward0(GeneratedNode):
 
 
 class MaxBackward1(GeneratedNode):
-    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1700).
+    """Backward of `max(Tensor self) -> Tensor` (derivatives.yaml:1704).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -5137,10 +5137,10 @@ class MaxBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'max'
-    _yaml_line = 1700
+    _yaml_line = 1704
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1702}
+    _yaml_lines = {'self': 1706}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -5175,7 +5175,7 @@ class MaxBackward1(GeneratedNode):
 
 
 class MinBackward0(GeneratedNode):
-    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1713).
+    """Backward of `min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1717).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -5183,10 +5183,10 @@ class MinBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'min.dim'
-    _yaml_line = 1713
+    _yaml_line = 1717
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1715}
+    _yaml_lines = {'self': 1719}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -5214,7 +5214,7 @@ class MinBackward0(GeneratedNode):
 
 
 class MinBackward1(GeneratedNode):
-    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1722).
+    """Backward of `min(Tensor self) -> Tensor` (derivatives.yaml:1726).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -5222,10 +5222,10 @@ class MinBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'min'
-    _yaml_line = 1722
+    _yaml_line = 1726
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1724}
+    _yaml_lines = {'self': 1728}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -5260,7 +5260,7 @@ class MinBackward1(GeneratedNode):
 
 
 class MaxBackward2(GeneratedNode):
-    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1734).
+    """Backward of `max.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1738).
 
     self: sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)
@@ -5269,10 +5269,10 @@ class MaxBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'max.other'
-    _yaml_line = 1734
+    _yaml_line = 1738
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "gt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "gt")), self.shape)'}
-    _yaml_lines = {'other': 1738, 'self': 1737}
+    _yaml_lines = {'other': 1742, 'self': 1741}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -5333,7 +5333,7 @@ class MaxBackward2(GeneratedNode):
 
 
 class MinBackward2(GeneratedNode):
-    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1745).
+    """Backward of `min.other(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:1749).
 
     self: sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)
     other: sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)
@@ -5342,10 +5342,10 @@ class MinBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'min.other'
-    _yaml_line = 1745
+    _yaml_line = 1749
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(masked(grad, extremum_share(other, self, "lt")), other.shape)', 'self': 'sum_to(masked(grad, extremum_share(self, other, "lt")), self.shape)'}
-    _yaml_lines = {'other': 1749, 'self': 1748}
+    _yaml_lines = {'other': 1753, 'self': 1752}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -5406,7 +5406,7 @@ class MinBackward2(GeneratedNode):
 
 
 class LogsumexpBackward0(GeneratedNode):
-    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1756).
+    """Backward of `logsumexp(Tensor self, int[] dim, bool keepdim=False) -> Tensor` (derivatives.yaml:1760).
 
     self: unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))
     """
@@ -5414,10 +5414,10 @@ class LogsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logsumexp'
-    _yaml_line = 1756
+    _yaml_line = 1760
     _input_names = ('self',)
     _formulas = {'self': 'unreduce(grad, self.shape, dim) * exp(self - unreduce(result, self.shape, dim))'}
-    _yaml_lines = {'self': 1759}
+    _yaml_lines = {'self': 1763}
     _saved_fields = ('dim', 'result', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -5452,7 +5452,7 @@ class LogsumexpBackward0(GeneratedNode):
 
 
 class ProdBackward0(GeneratedNode):
-    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1773).
+    """Backward of `prod(Tensor self, int? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1777).
 
     self: cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)
     """
@@ -5460,10 +5460,10 @@ class ProdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'prod'
-    _yaml_line = 1773
+    _yaml_line = 1777
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(prod_backward(grad, self, result, dim, keepdim), self.dtype)'}
-    _yaml_lines = {'self': 1775}
+    _yaml_lines = {'self': 1779}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -5498,7 +5498,7 @@ class ProdBackward0(GeneratedNode):
 
 
 class CumsumBackward0(GeneratedNode):
-    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1792).
+    """Backward of `cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1796).
 
     self: cast_to(cumsum_backward(grad, dim), self.dtype)
     """
@@ -5506,10 +5506,10 @@ class CumsumBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_self_dtype')
     _saved_slots = ()
     _op_name = 'cumsum'
-    _yaml_line = 1792
+    _yaml_line = 1796
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumsum_backward(grad, dim), self.dtype)'}
-    _yaml_lines = {'self': 1795}
+    _yaml_lines = {'self': 1799}
     _saved_fields = ('dim', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -5522,7 +5522,7 @@ class CumsumBackward0(GeneratedNode):
 
 
 class CumprodBackward0(GeneratedNode):
-    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1806).
+    """Backward of `cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1810).
 
     self: cast_to(cumprod_backward(grad, self, dim, result), self.dtype)
     """
@@ -5530,10 +5530,10 @@ class CumprodBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'cumprod'
-    _yaml_line = 1806
+    _yaml_line = 1810
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(cumprod_backward(grad, self, dim, result), self.dtype)'}
-    _yaml_lines = {'self': 1809}
+    _yaml_lines = {'self': 1813}
     _saved_fields = ('dim', 'result', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -5568,7 +5568,7 @@ class CumprodBackward0(GeneratedNode):
 
 
 class LogcumsumexpBackward0(GeneratedNode):
-    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1821).
+    """Backward of `logcumsumexp(Tensor self, int dim) -> Tensor` (derivatives.yaml:1825).
 
     self: logcumsumexp_backward(grad, self, result, dim)
     """
@@ -5576,10 +5576,10 @@ class LogcumsumexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'logcumsumexp'
-    _yaml_line = 1821
+    _yaml_line = 1825
     _input_names = ('self',)
     _formulas = {'self': 'logcumsumexp_backward(grad, self, result, dim)'}
-    _yaml_lines = {'self': 1824}
+    _yaml_lines = {'self': 1828}
     _saved_fields = ('dim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -5614,7 +5614,7 @@ class LogcumsumexpBackward0(GeneratedNode):
 
 
 class VarBackward0(GeneratedNode):
-    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1833).
+    """Backward of `var(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1837).
 
     self: var_backward(grad, self, dim, correction, keepdim)
     """
@@ -5622,10 +5622,10 @@ class VarBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var'
-    _yaml_line = 1833
+    _yaml_line = 1837
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1835}
+    _yaml_lines = {'self': 1839}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -5654,7 +5654,7 @@ class VarBackward0(GeneratedNode):
 
 
 class StdBackward0(GeneratedNode):
-    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1845).
+    """Backward of `std(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor` (derivatives.yaml:1849).
 
     self: std_backward(grad, self, result, dim, correction, keepdim)
     """
@@ -5662,10 +5662,10 @@ class StdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std'
-    _yaml_line = 1845
+    _yaml_line = 1849
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, correction, keepdim)'}
-    _yaml_lines = {'self': 1847}
+    _yaml_lines = {'self': 1851}
     _saved_fields = ('correction', 'dim', 'keepdim', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -5700,7 +5700,7 @@ class StdBackward0(GeneratedNode):
 
 
 class VarBackward1(GeneratedNode):
-    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1859).
+    """Backward of `var.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1863).
 
     self: var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -5708,10 +5708,10 @@ class VarBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.dim'
-    _yaml_line = 1859
+    _yaml_line = 1863
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1861}
+    _yaml_lines = {'self': 1865}
     _saved_fields = ('dim', 'keepdim', 'self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -5740,7 +5740,7 @@ class VarBackward1(GeneratedNode):
 
 
 class VarBackward2(GeneratedNode):
-    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1867).
+    """Backward of `var.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1871).
 
     self: var_backward(grad, self, None, unbiased_correction(unbiased), False)
     """
@@ -5748,10 +5748,10 @@ class VarBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var.unbiased'
-    _yaml_line = 1867
+    _yaml_line = 1871
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grad, self, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1869}
+    _yaml_lines = {'self': 1873}
     _saved_fields = ('self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -5780,7 +5780,7 @@ class VarBackward2(GeneratedNode):
 
 
 class StdBackward1(GeneratedNode):
-    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1875).
+    """Backward of `std.dim(Tensor self, int[]? dim, bool unbiased=True, bool keepdim=False) -> Tensor` (derivatives.yaml:1879).
 
     self: std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)
     """
@@ -5788,10 +5788,10 @@ class StdBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.dim'
-    _yaml_line = 1875
+    _yaml_line = 1879
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, dim, unbiased_correction(unbiased), keepdim)'}
-    _yaml_lines = {'self': 1877}
+    _yaml_lines = {'self': 1881}
     _saved_fields = ('dim', 'keepdim', 'result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -5826,7 +5826,7 @@ class StdBackward1(GeneratedNode):
 
 
 class StdBackward2(GeneratedNode):
-    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1883).
+    """Backward of `std.unbiased(Tensor self, bool unbiased=True) -> Tensor` (derivatives.yaml:1887).
 
     self: std_backward(grad, self, result, None, unbiased_correction(unbiased), False)
     """
@@ -5834,10 +5834,10 @@ class StdBackward2(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_unbiased')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'std.unbiased'
-    _yaml_line = 1883
+    _yaml_line = 1887
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grad, self, result, None, unbiased_correction(unbiased), False)'}
-    _yaml_lines = {'self': 1885}
+    _yaml_lines = {'self': 1889}
     _saved_fields = ('result', 'self', 'unbiased')
 
     def apply(self, grads, create_graph, release=False):
@@ -5872,7 +5872,7 @@ class StdBackward2(GeneratedNode):
 
 
 class VarMeanBackward0(GeneratedNode):
-    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1891).
+    """Backward of `var_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor var, Tensor mean)` (derivatives.yaml:1895).
 
     self: var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -5880,10 +5880,10 @@ class VarMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'var_mean'
-    _yaml_line = 1891
+    _yaml_line = 1895
     _input_names = ('self',)
     _formulas = {'self': 'var_backward(grads[0], self, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1894}
+    _yaml_lines = {'self': 1898}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape')
     num_outputs = 2
 
@@ -5915,7 +5915,7 @@ class VarMeanBackward0(GeneratedNode):
 
 
 class StdMeanBackward0(GeneratedNode):
-    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1902).
+    """Backward of `std_mean(Tensor self, int[]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor std, Tensor mean)` (derivatives.yaml:1906).
 
     self: std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)
     """
@@ -5923,10 +5923,10 @@ class StdMeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_std', '_saved_correction', '_saved_dim', '_saved_keepdim', '_saved_output_meta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self', '_raw_saved_std')
     _op_name = 'std_mean'
-    _yaml_line = 1902
+    _yaml_line = 1906
     _input_names = ('self',)
     _formulas = {'self': 'std_backward(grads[0], self, std, dim, correction, keepdim) + unreduce(grads[1], self.shape, dim) / reduced_numel(self.shape, dim)'}
-    _yaml_lines = {'self': 1905}
+    _yaml_lines = {'self': 1909}
     _saved_fields = ('correction', 'dim', 'keepdim', 'self', 'self.shape', 'std')
     num_outputs = 2
 
@@ -5964,7 +5964,7 @@ class StdMeanBackward0(GeneratedNode):
 
 
 class NansumBackward0(GeneratedNode):
-    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1913).
+    """Backward of `nansum(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1917).
 
     self: cast_to(nansum_backward(grad, self, dim), self.dtype)
     """
@@ -5972,10 +5972,10 @@ class NansumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nansum'
-    _yaml_line = 1913
+    _yaml_line = 1917
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nansum_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1915}
+    _yaml_lines = {'self': 1919}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -6004,7 +6004,7 @@ class NansumBackward0(GeneratedNode):
 
 
 class NanmeanBackward0(GeneratedNode):
-    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1922).
+    """Backward of `nanmean(Tensor self, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:1926).
 
     self: cast_to(nanmean_backward(grad, self, dim), self.dtype)
     """
@@ -6012,10 +6012,10 @@ class NanmeanBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'nanmean'
-    _yaml_line = 1922
+    _yaml_line = 1926
     _input_names = ('self',)
     _formulas = {'self': 'cast_to(nanmean_backward(grad, self, dim), self.dtype)'}
-    _yaml_lines = {'self': 1924}
+    _yaml_lines = {'self': 1928}
     _saved_fields = ('dim', 'self', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -6044,7 +6044,7 @@ class NanmeanBackward0(GeneratedNode):
 
 
 class MedianBackward0(GeneratedNode):
-    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1933).
+    """Backward of `median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1937).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -6052,10 +6052,10 @@ class MedianBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'median.dim'
-    _yaml_line = 1933
+    _yaml_line = 1937
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1936}
+    _yaml_lines = {'self': 1940}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -6083,7 +6083,7 @@ class MedianBackward0(GeneratedNode):
 
 
 class MedianBackward1(GeneratedNode):
-    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1943).
+    """Backward of `median(Tensor self) -> Tensor` (derivatives.yaml:1947).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -6091,10 +6091,10 @@ class MedianBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'median'
-    _yaml_line = 1943
+    _yaml_line = 1947
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1946}
+    _yaml_lines = {'self': 1950}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -6129,7 +6129,7 @@ class MedianBackward1(GeneratedNode):
 
 
 class NanmedianBackward0(GeneratedNode):
-    """Backward of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1956).
+    """Backward of `nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:1960).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -6137,10 +6137,10 @@ class NanmedianBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'nanmedian.dim'
-    _yaml_line = 1956
+    _yaml_line = 1960
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 1959}
+    _yaml_lines = {'self': 1963}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -6168,7 +6168,7 @@ class NanmedianBackward0(GeneratedNode):
 
 
 class NanmedianBackward1(GeneratedNode):
-    """Backward of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1966).
+    """Backward of `nanmedian(Tensor self) -> Tensor` (derivatives.yaml:1970).
 
     self: evenly_distribute(grad, self, result)
     """
@@ -6176,10 +6176,10 @@ class NanmedianBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'nanmedian'
-    _yaml_line = 1966
+    _yaml_line = 1970
     _input_names = ('self',)
     _formulas = {'self': 'evenly_distribute(grad, self, result)'}
-    _yaml_lines = {'self': 1969}
+    _yaml_lines = {'self': 1973}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -6214,7 +6214,7 @@ class NanmedianBackward1(GeneratedNode):
 
 
 class CummaxBackward0(GeneratedNode):
-    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1975).
+    """Backward of `cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1979).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -6222,10 +6222,10 @@ class CummaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummax'
-    _yaml_line = 1975
+    _yaml_line = 1979
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1977}
+    _yaml_lines = {'self': 1981}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -6253,7 +6253,7 @@ class CummaxBackward0(GeneratedNode):
 
 
 class CumminBackward0(GeneratedNode):
-    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1984).
+    """Backward of `cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)` (derivatives.yaml:1988).
 
     self: cumulative_extremum_backward(grad_values, dim, indices, self.shape)
     """
@@ -6261,10 +6261,10 @@ class CumminBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'cummin'
-    _yaml_line = 1984
+    _yaml_line = 1988
     _input_names = ('self',)
     _formulas = {'self': 'cumulative_extremum_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 1986}
+    _yaml_lines = {'self': 1990}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -6292,7 +6292,7 @@ class CumminBackward0(GeneratedNode):
 
 
 class AminmaxBackward0(GeneratedNode):
-    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1993).
+    """Backward of `aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)` (derivatives.yaml:1997).
 
     self: spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)
     """
@@ -6300,10 +6300,10 @@ class AminmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self', '_saved_dim', '_saved_output_meta')
     _saved_slots = ('_raw_saved_max', '_raw_saved_min', '_raw_saved_self')
     _op_name = 'aminmax'
-    _yaml_line = 1993
+    _yaml_line = 1997
     _input_names = ('self',)
     _formulas = {'self': 'spread_to_extrema(grads[0], self, min, dim) + spread_to_extrema(grads[1], self, max, dim)'}
-    _yaml_lines = {'self': 1995}
+    _yaml_lines = {'self': 1999}
     _saved_fields = ('dim', 'max', 'min', 'self')
     num_outputs = 2
 
@@ -6347,7 +6347,7 @@ class AminmaxBackward0(GeneratedNode):
 
 
 class ArgmaxBackward0(GeneratedNode):
-    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2003).
+    """Backward of `argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2007).
 
     self: non_differentiable
     """
@@ -6355,7 +6355,7 @@ class ArgmaxBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmax'
-    _yaml_line = 2003
+    _yaml_line = 2007
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -6366,7 +6366,7 @@ class ArgmaxBackward0(GeneratedNode):
 
 
 class ArgminBackward0(GeneratedNode):
-    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2012).
+    """Backward of `argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2016).
 
     self: non_differentiable
     """
@@ -6374,7 +6374,7 @@ class ArgminBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argmin'
-    _yaml_line = 2012
+    _yaml_line = 2016
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -6385,7 +6385,7 @@ class ArgminBackward0(GeneratedNode):
 
 
 class AnyBackward0(GeneratedNode):
-    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2020).
+    """Backward of `any(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2024).
 
     self: non_differentiable
     """
@@ -6393,7 +6393,7 @@ class AnyBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'any'
-    _yaml_line = 2020
+    _yaml_line = 2024
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -6404,7 +6404,7 @@ class AnyBackward0(GeneratedNode):
 
 
 class AllBackward0(GeneratedNode):
-    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2029).
+    """Backward of `all(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:2033).
 
     self: non_differentiable
     """
@@ -6412,7 +6412,7 @@ class AllBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'all'
-    _yaml_line = 2029
+    _yaml_line = 2033
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -6423,7 +6423,7 @@ class AllBackward0(GeneratedNode):
 
 
 class CountNonzeroBackward0(GeneratedNode):
-    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:2038).
+    """Backward of `count_nonzero(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:2042).
 
     self: non_differentiable
     """
@@ -6431,7 +6431,7 @@ class CountNonzeroBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'count_nonzero'
-    _yaml_line = 2038
+    _yaml_line = 2042
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -6442,7 +6442,7 @@ class CountNonzeroBackward0(GeneratedNode):
 
 
 class SortBackward0(GeneratedNode):
-    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2050).
+    """Backward of `sort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2054).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -6450,10 +6450,10 @@ class SortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'sort'
-    _yaml_line = 2050
+    _yaml_line = 2054
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2052}
+    _yaml_lines = {'self': 2056}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -6481,7 +6481,7 @@ class SortBackward0(GeneratedNode):
 
 
 class ArgsortBackward0(GeneratedNode):
-    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:2064).
+    """Backward of `argsort(Tensor self, int dim=-1, bool descending=False, *, bool stable=False) -> Tensor` (derivatives.yaml:2068).
 
     self: non_differentiable
     """
@@ -6489,7 +6489,7 @@ class ArgsortBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'argsort'
-    _yaml_line = 2064
+    _yaml_line = 2068
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -6500,7 +6500,7 @@ class ArgsortBackward0(GeneratedNode):
 
 
 class MsortBackward0(GeneratedNode):
-    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:2070).
+    """Backward of `msort(Tensor self) -> Tensor` (derivatives.yaml:2074).
 
     self: gather_backward(grad, 0, argsort(self, 0), self.shape)
     """
@@ -6508,10 +6508,10 @@ class MsortBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'msort'
-    _yaml_line = 2070
+    _yaml_line = 2074
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad, 0, argsort(self, 0), self.shape)'}
-    _yaml_lines = {'self': 2072}
+    _yaml_lines = {'self': 2076}
     _saved_fields = ('self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -6540,7 +6540,7 @@ class MsortBackward0(GeneratedNode):
 
 
 class TopkBackward0(GeneratedNode):
-    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:2077).
+    """Backward of `topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)` (derivatives.yaml:2081).
 
     self: gather_backward(grad_values, dim, indices, self.shape)
     """
@@ -6548,10 +6548,10 @@ class TopkBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'topk'
-    _yaml_line = 2077
+    _yaml_line = 2081
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(grad_values, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 2080}
+    _yaml_lines = {'self': 2084}
     _saved_fields = ('dim', 'indices', 'self.shape')
     num_outputs = 2
 
@@ -6579,7 +6579,7 @@ class TopkBackward0(GeneratedNode):
 
 
 class KthvalueBackward0(GeneratedNode):
-    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2087).
+    """Backward of `kthvalue(Tensor self, int k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)` (derivatives.yaml:2091).
 
     self: gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)
     """
@@ -6587,10 +6587,10 @@ class KthvalueBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_keepdim', '_saved_self_ndim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'kthvalue'
-    _yaml_line = 2087
+    _yaml_line = 2091
     _input_names = ('self',)
     _formulas = {'self': 'gather_backward(keep_dim(grad_values, self.ndim, dim, keepdim), dim, keep_dim(indices, self.ndim, dim, keepdim), self.shape)'}
-    _yaml_lines = {'self': 2089}
+    _yaml_lines = {'self': 2093}
     _saved_fields = ('dim', 'indices', 'keepdim', 'self.ndim', 'self.shape')
     num_outputs = 2
 
@@ -6618,7 +6618,7 @@ class KthvalueBackward0(GeneratedNode):
 
 
 class ReshapeBackward0(GeneratedNode):
-    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:2103).
+    """Backward of `reshape(Tensor self, int[] shape) -> Tensor` (derivatives.yaml:2107).
 
     self: reshape(grad, self.shape)
     """
@@ -6626,10 +6626,10 @@ class ReshapeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape'
-    _yaml_line = 2103
+    _yaml_line = 2107
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2105}
+    _yaml_lines = {'self': 2109}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6642,7 +6642,7 @@ class ReshapeBackward0(GeneratedNode):
 
 
 class TransposeBackward0(GeneratedNode):
-    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2116).
+    """Backward of `transpose(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2120).
 
     self: transpose(grad, dim0, dim1)
     """
@@ -6650,10 +6650,10 @@ class TransposeBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'transpose'
-    _yaml_line = 2116
+    _yaml_line = 2120
     _input_names = ('self',)
     _formulas = {'self': 'transpose(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 2118}
+    _yaml_lines = {'self': 2122}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph, release=False):
@@ -6666,7 +6666,7 @@ class TransposeBackward0(GeneratedNode):
 
 
 class PermuteBackward0(GeneratedNode):
-    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2128).
+    """Backward of `permute(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2132).
 
     self: permute(grad, inverse_permutation(dims))
     """
@@ -6674,10 +6674,10 @@ class PermuteBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'permute'
-    _yaml_line = 2128
+    _yaml_line = 2132
     _input_names = ('self',)
     _formulas = {'self': 'permute(grad, inverse_permutation(dims))'}
-    _yaml_lines = {'self': 2130}
+    _yaml_lines = {'self': 2134}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6690,7 +6690,7 @@ class PermuteBackward0(GeneratedNode):
 
 
 class ExpandBackward0(GeneratedNode):
-    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2140).
+    """Backward of `expand(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2144).
 
     self: sum_to(grad, self.shape)
     """
@@ -6698,10 +6698,10 @@ class ExpandBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand'
-    _yaml_line = 2140
+    _yaml_line = 2144
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 2142}
+    _yaml_lines = {'self': 2146}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -6717,7 +6717,7 @@ class ExpandBackward0(GeneratedNode):
 
 
 class SqueezeBackward0(GeneratedNode):
-    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:2154).
+    """Backward of `squeeze(Tensor self, int[]? dim=None) -> Tensor` (derivatives.yaml:2158).
 
     self: reshape(grad, self.shape)
     """
@@ -6725,10 +6725,10 @@ class SqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'squeeze'
-    _yaml_line = 2154
+    _yaml_line = 2158
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2156}
+    _yaml_lines = {'self': 2160}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6741,7 +6741,7 @@ class SqueezeBackward0(GeneratedNode):
 
 
 class UnsqueezeBackward0(GeneratedNode):
-    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:2169).
+    """Backward of `unsqueeze(Tensor self, int dim) -> Tensor` (derivatives.yaml:2173).
 
     self: reshape(grad, self.shape)
     """
@@ -6749,10 +6749,10 @@ class UnsqueezeBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unsqueeze'
-    _yaml_line = 2169
+    _yaml_line = 2173
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2171}
+    _yaml_lines = {'self': 2175}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6765,7 +6765,7 @@ class UnsqueezeBackward0(GeneratedNode):
 
 
 class ViewBackward0(GeneratedNode):
-    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2181).
+    """Backward of `view(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2185).
 
     self: reshape(grad, self.shape)
     """
@@ -6773,10 +6773,10 @@ class ViewBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view'
-    _yaml_line = 2181
+    _yaml_line = 2185
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2183}
+    _yaml_lines = {'self': 2187}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6789,7 +6789,7 @@ class ViewBackward0(GeneratedNode):
 
 
 class FlattenBackward0(GeneratedNode):
-    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:2194).
+    """Backward of `flatten(Tensor self, int start_dim=0, int end_dim=-1) -> Tensor` (derivatives.yaml:2198).
 
     self: reshape(grad, self.shape)
     """
@@ -6797,10 +6797,10 @@ class FlattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'flatten'
-    _yaml_line = 2194
+    _yaml_line = 2198
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2196}
+    _yaml_lines = {'self': 2200}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6813,7 +6813,7 @@ class FlattenBackward0(GeneratedNode):
 
 
 class UnflattenBackward0(GeneratedNode):
-    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:2206).
+    """Backward of `unflatten(Tensor self, int dim, int[] sizes) -> Tensor` (derivatives.yaml:2210).
 
     self: reshape(grad, self.shape)
     """
@@ -6821,10 +6821,10 @@ class UnflattenBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'unflatten'
-    _yaml_line = 2206
+    _yaml_line = 2210
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2208}
+    _yaml_lines = {'self': 2212}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -6837,7 +6837,7 @@ class UnflattenBackward0(GeneratedNode):
 
 
 class SwapaxesBackward0(GeneratedNode):
-    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:2215).
+    """Backward of `swapaxes(Tensor self, int axis0, int axis1) -> Tensor` (derivatives.yaml:2219).
 
     self: swapaxes(grad, axis0, axis1)
     """
@@ -6845,10 +6845,10 @@ class SwapaxesBackward0(GeneratedNode):
     __slots__ = ('_saved_axis0', '_saved_axis1')
     _saved_slots = ()
     _op_name = 'swapaxes'
-    _yaml_line = 2215
+    _yaml_line = 2219
     _input_names = ('self',)
     _formulas = {'self': 'swapaxes(grad, axis0, axis1)'}
-    _yaml_lines = {'self': 2217}
+    _yaml_lines = {'self': 2221}
     _saved_fields = ('axis0', 'axis1')
 
     def apply(self, grads, create_graph, release=False):
@@ -6861,7 +6861,7 @@ class SwapaxesBackward0(GeneratedNode):
 
 
 class SwapdimsBackward0(GeneratedNode):
-    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2223).
+    """Backward of `swapdims(Tensor self, int dim0, int dim1) -> Tensor` (derivatives.yaml:2227).
 
     self: swapdims(grad, dim0, dim1)
     """
@@ -6869,10 +6869,10 @@ class SwapdimsBackward0(GeneratedNode):
     __slots__ = ('_saved_dim0', '_saved_dim1')
     _saved_slots = ()
     _op_name = 'swapdims'
-    _yaml_line = 2223
+    _yaml_line = 2227
     _input_names = ('self',)
     _formulas = {'self': 'swapdims(grad, dim0, dim1)'}
-    _yaml_lines = {'self': 2225}
+    _yaml_lines = {'self': 2229}
     _saved_fields = ('dim0', 'dim1')
 
     def apply(self, grads, create_graph, release=False):
@@ -6885,7 +6885,7 @@ class SwapdimsBackward0(GeneratedNode):
 
 
 class MovedimBackward0(GeneratedNode):
-    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2231).
+    """Backward of `movedim(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2235).
 
     self: movedim(grad, destination, source)
     """
@@ -6893,10 +6893,10 @@ class MovedimBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'movedim'
-    _yaml_line = 2231
+    _yaml_line = 2235
     _input_names = ('self',)
     _formulas = {'self': 'movedim(grad, destination, source)'}
-    _yaml_lines = {'self': 2233}
+    _yaml_lines = {'self': 2237}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph, release=False):
@@ -6909,7 +6909,7 @@ class MovedimBackward0(GeneratedNode):
 
 
 class MoveaxisBackward0(GeneratedNode):
-    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2240).
+    """Backward of `moveaxis(Tensor self, int[] source, int[] destination) -> Tensor` (derivatives.yaml:2244).
 
     self: moveaxis(grad, destination, source)
     """
@@ -6917,10 +6917,10 @@ class MoveaxisBackward0(GeneratedNode):
     __slots__ = ('_saved_destination', '_saved_source')
     _saved_slots = ()
     _op_name = 'moveaxis'
-    _yaml_line = 2240
+    _yaml_line = 2244
     _input_names = ('self',)
     _formulas = {'self': 'moveaxis(grad, destination, source)'}
-    _yaml_lines = {'self': 2242}
+    _yaml_lines = {'self': 2246}
     _saved_fields = ('destination', 'source')
 
     def apply(self, grads, create_graph, release=False):
@@ -6933,7 +6933,7 @@ class MoveaxisBackward0(GeneratedNode):
 
 
 class TBackward0(GeneratedNode):
-    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:2248).
+    """Backward of `t(Tensor self) -> Tensor` (derivatives.yaml:2252).
 
     self: t(grad)
     """
@@ -6941,10 +6941,10 @@ class TBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 't'
-    _yaml_line = 2248
+    _yaml_line = 2252
     _input_names = ('self',)
     _formulas = {'self': 't(grad)'}
-    _yaml_lines = {'self': 2250}
+    _yaml_lines = {'self': 2254}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -6957,7 +6957,7 @@ class TBackward0(GeneratedNode):
 
 
 class ExpandAsBackward0(GeneratedNode):
-    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2258).
+    """Backward of `expand_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2262).
 
     self: sum_to(grad, self.shape)
     other: non_differentiable
@@ -6966,10 +6966,10 @@ class ExpandAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'expand_as'
-    _yaml_line = 2258
+    _yaml_line = 2262
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 2260}
+    _yaml_lines = {'self': 2264}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -6985,7 +6985,7 @@ class ExpandAsBackward0(GeneratedNode):
 
 
 class BroadcastToBackward0(GeneratedNode):
-    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2268).
+    """Backward of `broadcast_to(Tensor self, int[] size) -> Tensor` (derivatives.yaml:2272).
 
     self: sum_to(grad, self.shape)
     """
@@ -6993,10 +6993,10 @@ class BroadcastToBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'broadcast_to'
-    _yaml_line = 2268
+    _yaml_line = 2272
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'self': 2270}
+    _yaml_lines = {'self': 2274}
     _saved_fields = ('self.shape',)
     _shape_sources = ('_saved_self_shape',)
     _dtype_certain = True
@@ -7012,7 +7012,7 @@ class BroadcastToBackward0(GeneratedNode):
 
 
 class NarrowBackward0(GeneratedNode):
-    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:2277).
+    """Backward of `narrow(Tensor self, int dim, int start, int length) -> Tensor` (derivatives.yaml:2281).
 
     self: getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))
     """
@@ -7020,10 +7020,10 @@ class NarrowBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_length', '_saved_self_shape', '_saved_start')
     _saved_slots = ()
     _op_name = 'narrow'
-    _yaml_line = 2277
+    _yaml_line = 2281
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, narrow_index(self.shape, dim, start, length))'}
-    _yaml_lines = {'self': 2279}
+    _yaml_lines = {'self': 2283}
     _saved_fields = ('dim', 'length', 'self.shape', 'start')
 
     def apply(self, grads, create_graph, release=False):
@@ -7036,7 +7036,7 @@ class NarrowBackward0(GeneratedNode):
 
 
 class SelectBackward0(GeneratedNode):
-    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:2288).
+    """Backward of `select(Tensor self, int dim, int index) -> Tensor` (derivatives.yaml:2292).
 
     self: getitem_backward(grad, self.shape, select_index(self.shape, dim, index))
     """
@@ -7044,10 +7044,10 @@ class SelectBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'select'
-    _yaml_line = 2288
+    _yaml_line = 2292
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, select_index(self.shape, dim, index))'}
-    _yaml_lines = {'self': 2290}
+    _yaml_lines = {'self': 2294}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7060,7 +7060,7 @@ class SelectBackward0(GeneratedNode):
 
 
 class ViewAsBackward0(GeneratedNode):
-    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2297).
+    """Backward of `view_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2301).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -7069,10 +7069,10 @@ class ViewAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'view_as'
-    _yaml_line = 2297
+    _yaml_line = 2301
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2299}
+    _yaml_lines = {'self': 2303}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7085,7 +7085,7 @@ class ViewAsBackward0(GeneratedNode):
 
 
 class ReshapeAsBackward0(GeneratedNode):
-    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2307).
+    """Backward of `reshape_as(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2311).
 
     self: reshape(grad, self.shape)
     other: non_differentiable
@@ -7094,10 +7094,10 @@ class ReshapeAsBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'reshape_as'
-    _yaml_line = 2307
+    _yaml_line = 2311
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2309}
+    _yaml_lines = {'self': 2313}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7110,7 +7110,7 @@ class ReshapeAsBackward0(GeneratedNode):
 
 
 class DiagonalBackward0(GeneratedNode):
-    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2317).
+    """Backward of `diagonal(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2321).
 
     self: diagonal_backward(grad, self.shape, offset, dim1, dim2)
     """
@@ -7118,10 +7118,10 @@ class DiagonalBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagonal'
-    _yaml_line = 2317
+    _yaml_line = 2321
     _input_names = ('self',)
     _formulas = {'self': 'diagonal_backward(grad, self.shape, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 2319}
+    _yaml_lines = {'self': 2323}
     _saved_fields = ('dim1', 'dim2', 'offset', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7134,7 +7134,7 @@ class DiagonalBackward0(GeneratedNode):
 
 
 class DiagonalBackwardBackward0(GeneratedNode):
-    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:2329).
+    """Backward of `diagonal_backward(Tensor self, int[] input_sizes, int offset, int dim1, int dim2) -> Tensor` (derivatives.yaml:2333).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -7142,10 +7142,10 @@ class DiagonalBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diagonal_backward'
-    _yaml_line = 2329
+    _yaml_line = 2333
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 2331}
+    _yaml_lines = {'self': 2335}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph, release=False):
@@ -7158,7 +7158,7 @@ class DiagonalBackwardBackward0(GeneratedNode):
 
 
 class CatBackward0(GeneratedNode):
-    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2340).
+    """Backward of `cat(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2344).
 
     tensors: split_like(grad, dim, tensors.shape)
     """
@@ -7166,10 +7166,10 @@ class CatBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_tensors_shape')
     _saved_slots = ()
     _op_name = 'cat'
-    _yaml_line = 2340
+    _yaml_line = 2344
     _input_names = ('tensors',)
     _formulas = {'tensors': 'split_like(grad, dim, tensors.shape)'}
-    _yaml_lines = {'tensors': 2342}
+    _yaml_lines = {'tensors': 2346}
     _saved_fields = ('dim', 'tensors.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7179,7 +7179,7 @@ class CatBackward0(GeneratedNode):
 
 
 class StackBackward0(GeneratedNode):
-    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2352).
+    """Backward of `stack(Tensor[] tensors, int dim=0) -> Tensor` (derivatives.yaml:2356).
 
     tensors: unstack(grad, dim)
     """
@@ -7187,10 +7187,10 @@ class StackBackward0(GeneratedNode):
     __slots__ = ('_saved_dim',)
     _saved_slots = ()
     _op_name = 'stack'
-    _yaml_line = 2352
+    _yaml_line = 2356
     _input_names = ('tensors',)
     _formulas = {'tensors': 'unstack(grad, dim)'}
-    _yaml_lines = {'tensors': 2354}
+    _yaml_lines = {'tensors': 2358}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7200,7 +7200,7 @@ class StackBackward0(GeneratedNode):
 
 
 class SplitBackward0(GeneratedNode):
-    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2364).
+    """Backward of `split(Tensor self, int[] split_size_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2368).
 
     self: cat(grads, dim)
     """
@@ -7208,10 +7208,10 @@ class SplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'split'
-    _yaml_line = 2364
+    _yaml_line = 2368
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 2366}
+    _yaml_lines = {'self': 2370}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7224,7 +7224,7 @@ class SplitBackward0(GeneratedNode):
 
 
 class ChunkBackward0(GeneratedNode):
-    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:2375).
+    """Backward of `chunk(Tensor self, int chunks, int dim=0) -> Tensor[]` (derivatives.yaml:2379).
 
     self: cat(grads, dim)
     """
@@ -7232,10 +7232,10 @@ class ChunkBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'chunk'
-    _yaml_line = 2375
+    _yaml_line = 2379
     _input_names = ('self',)
     _formulas = {'self': 'cat(grads, dim)'}
-    _yaml_lines = {'self': 2377}
+    _yaml_lines = {'self': 2381}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7248,7 +7248,7 @@ class ChunkBackward0(GeneratedNode):
 
 
 class UnbindBackward0(GeneratedNode):
-    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:2384).
+    """Backward of `unbind(Tensor self, int dim=0) -> Tensor[]` (derivatives.yaml:2388).
 
     self: stack(grads, dim)
     """
@@ -7256,10 +7256,10 @@ class UnbindBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_output_meta', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'unbind'
-    _yaml_line = 2384
+    _yaml_line = 2388
     _input_names = ('self',)
     _formulas = {'self': 'stack(grads, dim)'}
-    _yaml_lines = {'self': 2386}
+    _yaml_lines = {'self': 2390}
     _saved_fields = ('dim',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7272,7 +7272,7 @@ class UnbindBackward0(GeneratedNode):
 
 
 class FlipBackward0(GeneratedNode):
-    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2395).
+    """Backward of `flip(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2399).
 
     self: flip(grad, dims)
     """
@@ -7280,10 +7280,10 @@ class FlipBackward0(GeneratedNode):
     __slots__ = ('_saved_dims',)
     _saved_slots = ()
     _op_name = 'flip'
-    _yaml_line = 2395
+    _yaml_line = 2399
     _input_names = ('self',)
     _formulas = {'self': 'flip(grad, dims)'}
-    _yaml_lines = {'self': 2397}
+    _yaml_lines = {'self': 2401}
     _saved_fields = ('dims',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7296,7 +7296,7 @@ class FlipBackward0(GeneratedNode):
 
 
 class RollBackward0(GeneratedNode):
-    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:2404).
+    """Backward of `roll(Tensor self, int[] shifts, int[]? dims=None) -> Tensor` (derivatives.yaml:2408).
 
     self: roll(grad, negated(shifts), dims)
     """
@@ -7304,10 +7304,10 @@ class RollBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_shifts')
     _saved_slots = ()
     _op_name = 'roll'
-    _yaml_line = 2404
+    _yaml_line = 2408
     _input_names = ('self',)
     _formulas = {'self': 'roll(grad, negated(shifts), dims)'}
-    _yaml_lines = {'self': 2406}
+    _yaml_lines = {'self': 2410}
     _saved_fields = ('dims', 'shifts')
 
     def apply(self, grads, create_graph, release=False):
@@ -7320,7 +7320,7 @@ class RollBackward0(GeneratedNode):
 
 
 class RepeatBackward0(GeneratedNode):
-    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:2413).
+    """Backward of `repeat(Tensor self, int[] repeats) -> Tensor` (derivatives.yaml:2417).
 
     self: repeat_backward(grad, repeats, self.shape)
     """
@@ -7328,10 +7328,10 @@ class RepeatBackward0(GeneratedNode):
     __slots__ = ('_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat'
-    _yaml_line = 2413
+    _yaml_line = 2417
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, repeats, self.shape)'}
-    _yaml_lines = {'self': 2415}
+    _yaml_lines = {'self': 2419}
     _saved_fields = ('repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7344,7 +7344,7 @@ class RepeatBackward0(GeneratedNode):
 
 
 class TileBackward0(GeneratedNode):
-    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2425).
+    """Backward of `tile(Tensor self, int[] dims) -> Tensor` (derivatives.yaml:2429).
 
     self: repeat_backward(grad, dims, self.shape)
     """
@@ -7352,10 +7352,10 @@ class TileBackward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'tile'
-    _yaml_line = 2425
+    _yaml_line = 2429
     _input_names = ('self',)
     _formulas = {'self': 'repeat_backward(grad, dims, self.shape)'}
-    _yaml_lines = {'self': 2427}
+    _yaml_lines = {'self': 2431}
     _saved_fields = ('dims', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7368,7 +7368,7 @@ class TileBackward0(GeneratedNode):
 
 
 class TrilBackward0(GeneratedNode):
-    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2433).
+    """Backward of `tril(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2437).
 
     self: tril(grad, diagonal)
     """
@@ -7376,10 +7376,10 @@ class TrilBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'tril'
-    _yaml_line = 2433
+    _yaml_line = 2437
     _input_names = ('self',)
     _formulas = {'self': 'tril(grad, diagonal)'}
-    _yaml_lines = {'self': 2436}
+    _yaml_lines = {'self': 2440}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7392,7 +7392,7 @@ class TrilBackward0(GeneratedNode):
 
 
 class TriuBackward0(GeneratedNode):
-    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2442).
+    """Backward of `triu(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2446).
 
     self: triu(grad, diagonal)
     """
@@ -7400,10 +7400,10 @@ class TriuBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal',)
     _saved_slots = ()
     _op_name = 'triu'
-    _yaml_line = 2442
+    _yaml_line = 2446
     _input_names = ('self',)
     _formulas = {'self': 'triu(grad, diagonal)'}
-    _yaml_lines = {'self': 2445}
+    _yaml_lines = {'self': 2449}
     _saved_fields = ('diagonal',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7416,7 +7416,7 @@ class TriuBackward0(GeneratedNode):
 
 
 class DiagBackward0(GeneratedNode):
-    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2451).
+    """Backward of `diag(Tensor self, int diagonal=0) -> Tensor` (derivatives.yaml:2455).
 
     self: diag_backward(grad, self.shape, diagonal)
     """
@@ -7424,10 +7424,10 @@ class DiagBackward0(GeneratedNode):
     __slots__ = ('_saved_diagonal', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diag'
-    _yaml_line = 2451
+    _yaml_line = 2455
     _input_names = ('self',)
     _formulas = {'self': 'diag_backward(grad, self.shape, diagonal)'}
-    _yaml_lines = {'self': 2453}
+    _yaml_lines = {'self': 2457}
     _saved_fields = ('diagonal', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7440,7 +7440,7 @@ class DiagBackward0(GeneratedNode):
 
 
 class DiagEmbedBackward0(GeneratedNode):
-    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2460).
+    """Backward of `diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor` (derivatives.yaml:2464).
 
     self: diagonal(grad, offset, dim1, dim2)
     """
@@ -7448,10 +7448,10 @@ class DiagEmbedBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset')
     _saved_slots = ()
     _op_name = 'diag_embed'
-    _yaml_line = 2460
+    _yaml_line = 2464
     _input_names = ('self',)
     _formulas = {'self': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 2462}
+    _yaml_lines = {'self': 2466}
     _saved_fields = ('dim1', 'dim2', 'offset')
 
     def apply(self, grads, create_graph, release=False):
@@ -7464,7 +7464,7 @@ class DiagEmbedBackward0(GeneratedNode):
 
 
 class RavelBackward0(GeneratedNode):
-    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2473).
+    """Backward of `ravel(Tensor self) -> Tensor` (derivatives.yaml:2477).
 
     self: reshape(grad, self.shape)
     """
@@ -7472,10 +7472,10 @@ class RavelBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'ravel'
-    _yaml_line = 2473
+    _yaml_line = 2477
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2475}
+    _yaml_lines = {'self': 2479}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7488,7 +7488,7 @@ class RavelBackward0(GeneratedNode):
 
 
 class Atleast1dBackward0(GeneratedNode):
-    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2483).
+    """Backward of `atleast_1d(Tensor self) -> Tensor` (derivatives.yaml:2487).
 
     self: reshape(grad, self.shape)
     """
@@ -7496,10 +7496,10 @@ class Atleast1dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_1d'
-    _yaml_line = 2483
+    _yaml_line = 2487
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2485}
+    _yaml_lines = {'self': 2489}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7512,7 +7512,7 @@ class Atleast1dBackward0(GeneratedNode):
 
 
 class Atleast2dBackward0(GeneratedNode):
-    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2490).
+    """Backward of `atleast_2d(Tensor self) -> Tensor` (derivatives.yaml:2494).
 
     self: reshape(grad, self.shape)
     """
@@ -7520,10 +7520,10 @@ class Atleast2dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_2d'
-    _yaml_line = 2490
+    _yaml_line = 2494
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2492}
+    _yaml_lines = {'self': 2496}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7536,7 +7536,7 @@ class Atleast2dBackward0(GeneratedNode):
 
 
 class Atleast3dBackward0(GeneratedNode):
-    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2497).
+    """Backward of `atleast_3d(Tensor self) -> Tensor` (derivatives.yaml:2501).
 
     self: reshape(grad, self.shape)
     """
@@ -7544,10 +7544,10 @@ class Atleast3dBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'atleast_3d'
-    _yaml_line = 2497
+    _yaml_line = 2501
     _input_names = ('self',)
     _formulas = {'self': 'reshape(grad, self.shape)'}
-    _yaml_lines = {'self': 2499}
+    _yaml_lines = {'self': 2503}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7560,7 +7560,7 @@ class Atleast3dBackward0(GeneratedNode):
 
 
 class HstackBackward0(GeneratedNode):
-    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2504).
+    """Backward of `hstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2508).
 
     tensors: stack_family_backward(grad, tensors.shape, "hstack")
     """
@@ -7568,10 +7568,10 @@ class HstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'hstack'
-    _yaml_line = 2504
+    _yaml_line = 2508
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "hstack")'}
-    _yaml_lines = {'tensors': 2506}
+    _yaml_lines = {'tensors': 2510}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7581,7 +7581,7 @@ class HstackBackward0(GeneratedNode):
 
 
 class VstackBackward0(GeneratedNode):
-    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2513).
+    """Backward of `vstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2517).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -7589,10 +7589,10 @@ class VstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'vstack'
-    _yaml_line = 2513
+    _yaml_line = 2517
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2515}
+    _yaml_lines = {'tensors': 2519}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7602,7 +7602,7 @@ class VstackBackward0(GeneratedNode):
 
 
 class RowStackBackward0(GeneratedNode):
-    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2522).
+    """Backward of `row_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2526).
 
     tensors: stack_family_backward(grad, tensors.shape, "vstack")
     """
@@ -7610,10 +7610,10 @@ class RowStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'row_stack'
-    _yaml_line = 2522
+    _yaml_line = 2526
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "vstack")'}
-    _yaml_lines = {'tensors': 2524}
+    _yaml_lines = {'tensors': 2528}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7623,7 +7623,7 @@ class RowStackBackward0(GeneratedNode):
 
 
 class DstackBackward0(GeneratedNode):
-    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2529).
+    """Backward of `dstack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2533).
 
     tensors: stack_family_backward(grad, tensors.shape, "dstack")
     """
@@ -7631,10 +7631,10 @@ class DstackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'dstack'
-    _yaml_line = 2529
+    _yaml_line = 2533
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "dstack")'}
-    _yaml_lines = {'tensors': 2531}
+    _yaml_lines = {'tensors': 2535}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7644,7 +7644,7 @@ class DstackBackward0(GeneratedNode):
 
 
 class ColumnStackBackward0(GeneratedNode):
-    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2538).
+    """Backward of `column_stack(Tensor[] tensors) -> Tensor` (derivatives.yaml:2542).
 
     tensors: stack_family_backward(grad, tensors.shape, "column_stack")
     """
@@ -7652,10 +7652,10 @@ class ColumnStackBackward0(GeneratedNode):
     __slots__ = ('_saved_tensors_shape',)
     _saved_slots = ()
     _op_name = 'column_stack'
-    _yaml_line = 2538
+    _yaml_line = 2542
     _input_names = ('tensors',)
     _formulas = {'tensors': 'stack_family_backward(grad, tensors.shape, "column_stack")'}
-    _yaml_lines = {'tensors': 2540}
+    _yaml_lines = {'tensors': 2544}
     _saved_fields = ('tensors.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -7665,7 +7665,7 @@ class ColumnStackBackward0(GeneratedNode):
 
 
 class TensorSplitBackward0(GeneratedNode):
-    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2547).
+    """Backward of `tensor_split(Tensor self, int[] indices_or_sections, int dim=0) -> Tensor[]` (derivatives.yaml:2551).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, dim)
     """
@@ -7673,10 +7673,10 @@ class TensorSplitBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_indices_or_sections', '_saved_output_meta', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'tensor_split'
-    _yaml_line = 2547
+    _yaml_line = 2551
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, dim)'}
-    _yaml_lines = {'self': 2549}
+    _yaml_lines = {'self': 2553}
     _saved_fields = ('dim', 'indices_or_sections', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7689,7 +7689,7 @@ class TensorSplitBackward0(GeneratedNode):
 
 
 class HsplitBackward0(GeneratedNode):
-    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2557).
+    """Backward of `hsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2561).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))
     """
@@ -7697,10 +7697,10 @@ class HsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'hsplit'
-    _yaml_line = 2557
+    _yaml_line = 2561
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("hsplit", self.ndim))'}
-    _yaml_lines = {'self': 2559}
+    _yaml_lines = {'self': 2563}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7713,7 +7713,7 @@ class HsplitBackward0(GeneratedNode):
 
 
 class VsplitBackward0(GeneratedNode):
-    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2566).
+    """Backward of `vsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2570).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))
     """
@@ -7721,10 +7721,10 @@ class VsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'vsplit'
-    _yaml_line = 2566
+    _yaml_line = 2570
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("vsplit", self.ndim))'}
-    _yaml_lines = {'self': 2568}
+    _yaml_lines = {'self': 2572}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7737,7 +7737,7 @@ class VsplitBackward0(GeneratedNode):
 
 
 class DsplitBackward0(GeneratedNode):
-    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2573).
+    """Backward of `dsplit(Tensor self, int[] indices_or_sections) -> Tensor[]` (derivatives.yaml:2577).
 
     self: tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))
     """
@@ -7745,10 +7745,10 @@ class DsplitBackward0(GeneratedNode):
     __slots__ = ('_saved_indices_or_sections', '_saved_output_meta', '_saved_self_ndim', '_saved_self_shape', 'num_outputs')  # num_outputs is per call: a list
     _saved_slots = ()
     _op_name = 'dsplit'
-    _yaml_line = 2573
+    _yaml_line = 2577
     _input_names = ('self',)
     _formulas = {'self': 'tensor_split_backward(grads, self.shape, indices_or_sections, split_dim("dsplit", self.ndim))'}
-    _yaml_lines = {'self': 2575}
+    _yaml_lines = {'self': 2579}
     _saved_fields = ('indices_or_sections', 'self.ndim', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7761,7 +7761,7 @@ class DsplitBackward0(GeneratedNode):
 
 
 class DiffBackward0(GeneratedNode):
-    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2582).
+    """Backward of `diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor` (derivatives.yaml:2586).
 
     self: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)
     prepend: diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)
@@ -7771,10 +7771,10 @@ class DiffBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_append', '_raw_saved_prepend', '_saved_dim', '_saved_n', '_saved_self_shape')
     _saved_slots = ('_raw_saved_append', '_raw_saved_prepend')
     _op_name = 'diff'
-    _yaml_line = 2582
+    _yaml_line = 2586
     _input_names = ('self', 'prepend', 'append')
     _formulas = {'append': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 2)', 'prepend': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 0)', 'self': 'diff_backward(grad, n, dim, diff_lengths(self.shape, prepend, append, dim), 1)'}
-    _yaml_lines = {'append': 2586, 'prepend': 2585, 'self': 2584}
+    _yaml_lines = {'append': 2590, 'prepend': 2589, 'self': 2588}
     _saved_fields = ('append', 'dim', 'n', 'prepend', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7849,7 +7849,7 @@ class DiffBackward0(GeneratedNode):
 
 
 class TrapezoidBackward0(GeneratedNode):
-    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2593).
+    """Backward of `trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor` (derivatives.yaml:2597).
 
     y: trapezoid_grad_y(grad, y.shape, x, 1.0, dim)
     x: trapezoid_grad_x(grad, y, x.shape, dim)
@@ -7858,10 +7858,10 @@ class TrapezoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'trapezoid.x'
-    _yaml_line = 2593
+    _yaml_line = 2597
     _input_names = ('y', 'x')
     _formulas = {'x': 'trapezoid_grad_x(grad, y, x.shape, dim)', 'y': 'trapezoid_grad_y(grad, y.shape, x, 1.0, dim)'}
-    _yaml_lines = {'x': 2598, 'y': 2597}
+    _yaml_lines = {'x': 2602, 'y': 2601}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7901,7 +7901,7 @@ class TrapezoidBackward0(GeneratedNode):
 
 
 class TrapezoidBackward1(GeneratedNode):
-    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2604).
+    """Backward of `trapezoid.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor` (derivatives.yaml:2608).
 
     y: trapezoid_grad_y(grad, y.shape, None, dx, dim)
     """
@@ -7909,10 +7909,10 @@ class TrapezoidBackward1(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_dx', '_saved_y_shape')
     _saved_slots = ()
     _op_name = 'trapezoid.dx'
-    _yaml_line = 2604
+    _yaml_line = 2608
     _input_names = ('y',)
     _formulas = {'y': 'trapezoid_grad_y(grad, y.shape, None, dx, dim)'}
-    _yaml_lines = {'y': 2608}
+    _yaml_lines = {'y': 2612}
     _saved_fields = ('dim', 'dx', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7925,7 +7925,7 @@ class TrapezoidBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward0(GeneratedNode):
-    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2614).
+    """Backward of `repeat_interleave.self_int(Tensor self, int repeats, int? dim=None) -> Tensor` (derivatives.yaml:2618).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     """
@@ -7933,10 +7933,10 @@ class RepeatInterleaveBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_repeats', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'repeat_interleave.self_int'
-    _yaml_line = 2614
+    _yaml_line = 2618
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2616}
+    _yaml_lines = {'self': 2620}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7949,7 +7949,7 @@ class RepeatInterleaveBackward0(GeneratedNode):
 
 
 class RepeatInterleaveBackward1(GeneratedNode):
-    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2622).
+    """Backward of `repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None) -> Tensor` (derivatives.yaml:2626).
 
     self: repeat_interleave_backward(grad, self.shape, repeats, dim)
     repeats: non_differentiable
@@ -7958,10 +7958,10 @@ class RepeatInterleaveBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_repeats', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_repeats',)
     _op_name = 'repeat_interleave.self_Tensor'
-    _yaml_line = 2622
+    _yaml_line = 2626
     _input_names = ('self',)
     _formulas = {'self': 'repeat_interleave_backward(grad, self.shape, repeats, dim)'}
-    _yaml_lines = {'self': 2624}
+    _yaml_lines = {'self': 2628}
     _saved_fields = ('dim', 'repeats', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -7990,7 +7990,7 @@ class RepeatInterleaveBackward1(GeneratedNode):
 
 
 class RepeatInterleaveBackward2(GeneratedNode):
-    """Backward of `repeat_interleave.Tensor(Tensor repeats) -> Tensor` (derivatives.yaml:2631).
+    """Backward of `repeat_interleave.Tensor(Tensor repeats) -> Tensor` (derivatives.yaml:2635).
 
     repeats: non_differentiable
     """
@@ -7998,7 +7998,7 @@ class RepeatInterleaveBackward2(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'repeat_interleave.Tensor'
-    _yaml_line = 2631
+    _yaml_line = 2635
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -8009,7 +8009,7 @@ class RepeatInterleaveBackward2(GeneratedNode):
 
 
 class Rot90Backward0(GeneratedNode):
-    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2638).
+    """Backward of `rot90(Tensor self, int k=1, int[] dims=[0, 1]) -> Tensor` (derivatives.yaml:2642).
 
     self: rot90(grad, -k, dims)
     """
@@ -8017,10 +8017,10 @@ class Rot90Backward0(GeneratedNode):
     __slots__ = ('_saved_dims', '_saved_k')
     _saved_slots = ()
     _op_name = 'rot90'
-    _yaml_line = 2638
+    _yaml_line = 2642
     _input_names = ('self',)
     _formulas = {'self': 'rot90(grad, -k, dims)'}
-    _yaml_lines = {'self': 2640}
+    _yaml_lines = {'self': 2644}
     _saved_fields = ('dims', 'k')
 
     def apply(self, grads, create_graph, release=False):
@@ -8033,7 +8033,7 @@ class Rot90Backward0(GeneratedNode):
 
 
 class FlipudBackward0(GeneratedNode):
-    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2647).
+    """Backward of `flipud(Tensor self) -> Tensor` (derivatives.yaml:2651).
 
     self: flipud(grad)
     """
@@ -8041,10 +8041,10 @@ class FlipudBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'flipud'
-    _yaml_line = 2647
+    _yaml_line = 2651
     _input_names = ('self',)
     _formulas = {'self': 'flipud(grad)'}
-    _yaml_lines = {'self': 2649}
+    _yaml_lines = {'self': 2653}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -8057,7 +8057,7 @@ class FlipudBackward0(GeneratedNode):
 
 
 class FliplrBackward0(GeneratedNode):
-    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2653).
+    """Backward of `fliplr(Tensor self) -> Tensor` (derivatives.yaml:2657).
 
     self: fliplr(grad)
     """
@@ -8065,10 +8065,10 @@ class FliplrBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'fliplr'
-    _yaml_line = 2653
+    _yaml_line = 2657
     _input_names = ('self',)
     _formulas = {'self': 'fliplr(grad)'}
-    _yaml_lines = {'self': 2655}
+    _yaml_lines = {'self': 2659}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -8081,7 +8081,7 @@ class FliplrBackward0(GeneratedNode):
 
 
 class GetitemBackward0(GeneratedNode):
-    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2665).
+    """Backward of `getitem(Tensor self, Index index) -> Tensor` (derivatives.yaml:2669).
 
     self: getitem_backward(grad, self.shape, index)
     """
@@ -8089,10 +8089,10 @@ class GetitemBackward0(GeneratedNode):
     __slots__ = ('_saved_index', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'getitem'
-    _yaml_line = 2665
+    _yaml_line = 2669
     _input_names = ('self',)
     _formulas = {'self': 'getitem_backward(grad, self.shape, index)'}
-    _yaml_lines = {'self': 2667}
+    _yaml_lines = {'self': 2671}
     _saved_fields = ('index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8105,7 +8105,7 @@ class GetitemBackward0(GeneratedNode):
 
 
 class GetitemBackwardBackward0(GeneratedNode):
-    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2689).
+    """Backward of `getitem_backward(Tensor self, int[] shape, Index index) -> Tensor` (derivatives.yaml:2693).
 
     self: getitem(grad, index)
     """
@@ -8113,10 +8113,10 @@ class GetitemBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_index',)
     _saved_slots = ()
     _op_name = 'getitem_backward'
-    _yaml_line = 2689
+    _yaml_line = 2693
     _input_names = ('self',)
     _formulas = {'self': 'getitem(grad, index)'}
-    _yaml_lines = {'self': 2691}
+    _yaml_lines = {'self': 2695}
     _saved_fields = ('index',)
 
     def apply(self, grads, create_graph, release=False):
@@ -8129,7 +8129,7 @@ class GetitemBackwardBackward0(GeneratedNode):
 
 
 class GatherBackward0(GeneratedNode):
-    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2698).
+    """Backward of `gather(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2702).
 
     self: scatter_add(zeros_like(self), dim, index, grad)
     index: non_differentiable
@@ -8138,10 +8138,10 @@ class GatherBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_self', '_saved_dim')
     _saved_slots = ('_raw_saved_index', '_raw_saved_self')
     _op_name = 'gather'
-    _yaml_line = 2698
+    _yaml_line = 2702
     _input_names = ('self',)
     _formulas = {'self': 'scatter_add(zeros_like(self), dim, index, grad)'}
-    _yaml_lines = {'self': 2700}
+    _yaml_lines = {'self': 2704}
     _saved_fields = ('dim', 'index', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8178,7 +8178,7 @@ class GatherBackward0(GeneratedNode):
 
 
 class UnfoldBackward0(GeneratedNode):
-    """Backward of `unfold(Tensor self, int dimension, int size, int step) -> Tensor` (derivatives.yaml:2717).
+    """Backward of `unfold(Tensor self, int dimension, int size, int step) -> Tensor` (derivatives.yaml:2721).
 
     self: unfold_backward(grad, self.shape, dimension, size, step)
     """
@@ -8186,10 +8186,10 @@ class UnfoldBackward0(GeneratedNode):
     __slots__ = ('_saved_dimension', '_saved_self_shape', '_saved_size', '_saved_step')
     _saved_slots = ()
     _op_name = 'unfold'
-    _yaml_line = 2717
+    _yaml_line = 2721
     _input_names = ('self',)
     _formulas = {'self': 'unfold_backward(grad, self.shape, dimension, size, step)'}
-    _yaml_lines = {'self': 2719}
+    _yaml_lines = {'self': 2723}
     _saved_fields = ('dimension', 'self.shape', 'size', 'step')
 
     def apply(self, grads, create_graph, release=False):
@@ -8202,7 +8202,7 @@ class UnfoldBackward0(GeneratedNode):
 
 
 class UnfoldBackwardBackward0(GeneratedNode):
-    """Backward of `unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor` (derivatives.yaml:2730).
+    """Backward of `unfold_backward(Tensor self, int[] input_sizes, int dim, int size, int step) -> Tensor` (derivatives.yaml:2734).
 
     self: unfold(grad, dim, size, step)
     """
@@ -8210,10 +8210,10 @@ class UnfoldBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_size', '_saved_step')
     _saved_slots = ()
     _op_name = 'unfold_backward'
-    _yaml_line = 2730
+    _yaml_line = 2734
     _input_names = ('self',)
     _formulas = {'self': 'unfold(grad, dim, size, step)'}
-    _yaml_lines = {'self': 2732}
+    _yaml_lines = {'self': 2736}
     _saved_fields = ('dim', 'size', 'step')
 
     def apply(self, grads, create_graph, release=False):
@@ -8226,7 +8226,7 @@ class UnfoldBackwardBackward0(GeneratedNode):
 
 
 class AsStridedBackward0(GeneratedNode):
-    """Backward of `_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor` (derivatives.yaml:2742).
+    """Backward of `_as_strided(Tensor self, int[] size, int[] stride, int shift, int[] self_stride) -> Tensor` (derivatives.yaml:2746).
 
     self: as_strided_remap(grad, size, stride, shift, self.shape, self_stride, 0, False)
     """
@@ -8234,10 +8234,10 @@ class AsStridedBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape', '_saved_self_stride', '_saved_shift', '_saved_size', '_saved_stride')
     _saved_slots = ()
     _op_name = '_as_strided'
-    _yaml_line = 2742
+    _yaml_line = 2746
     _input_names = ('self',)
     _formulas = {'self': 'as_strided_remap(grad, size, stride, shift, self.shape, self_stride, 0, False)'}
-    _yaml_lines = {'self': 2744}
+    _yaml_lines = {'self': 2748}
     _saved_fields = ('self.shape', 'self_stride', 'shift', 'size', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -8250,7 +8250,7 @@ class AsStridedBackward0(GeneratedNode):
 
 
 class AsStridedRemapBackward0(GeneratedNode):
-    """Backward of `as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor` (derivatives.yaml:2755).
+    """Backward of `as_strided_remap(Tensor self, int[] from_size, int[] from_stride, int from_offset, int[] to_size, int[] to_stride, int to_offset, bool average_first) -> Tensor` (derivatives.yaml:2759).
 
     self: as_strided_remap(grad, to_size, to_stride, to_offset, from_size, from_stride, from_offset, not average_first)
     """
@@ -8258,10 +8258,10 @@ class AsStridedRemapBackward0(GeneratedNode):
     __slots__ = ('_saved_average_first', '_saved_from_offset', '_saved_from_size', '_saved_from_stride', '_saved_to_offset', '_saved_to_size', '_saved_to_stride')
     _saved_slots = ()
     _op_name = 'as_strided_remap'
-    _yaml_line = 2755
+    _yaml_line = 2759
     _input_names = ('self',)
     _formulas = {'self': 'as_strided_remap(grad, to_size, to_stride, to_offset, from_size, from_stride, from_offset, not average_first)'}
-    _yaml_lines = {'self': 2757}
+    _yaml_lines = {'self': 2761}
     _saved_fields = ('average_first', 'from_offset', 'from_size', 'from_stride', 'to_offset', 'to_size', 'to_stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -8274,7 +8274,7 @@ class AsStridedRemapBackward0(GeneratedNode):
 
 
 class AsStridedScatterBackward0(GeneratedNode):
-    """Backward of `_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor` (derivatives.yaml:2766).
+    """Backward of `_as_strided_scatter(Tensor self, Tensor src, int[] size, int[] stride, int storage_offset, int[] layout) -> Tensor` (derivatives.yaml:2770).
 
     self: where(outside_strided(self.shape, layout, size, stride, storage_offset, grad), grad, 0.0)
     src: as_strided_remap(grad, self.shape, layout, 0, size, stride, storage_offset, True)
@@ -8283,10 +8283,10 @@ class AsStridedScatterBackward0(GeneratedNode):
     __slots__ = ('_saved_layout', '_saved_self_shape', '_saved_size', '_saved_storage_offset', '_saved_stride')
     _saved_slots = ()
     _op_name = '_as_strided_scatter'
-    _yaml_line = 2766
+    _yaml_line = 2770
     _input_names = ('self', 'src')
     _formulas = {'self': 'where(outside_strided(self.shape, layout, size, stride, storage_offset, grad), grad, 0.0)', 'src': 'as_strided_remap(grad, self.shape, layout, 0, size, stride, storage_offset, True)'}
-    _yaml_lines = {'self': 2768, 'src': 2769}
+    _yaml_lines = {'self': 2772, 'src': 2773}
     _saved_fields = ('layout', 'self.shape', 'size', 'storage_offset', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -8302,7 +8302,7 @@ class AsStridedScatterBackward0(GeneratedNode):
 
 
 class DiagonalScatterBackward0(GeneratedNode):
-    """Backward of `diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2776).
+    """Backward of `diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor` (derivatives.yaml:2780).
 
     self: diagonal_scatter(grad, new_zeros(grad, src.shape), offset, dim1, dim2)
     src: diagonal(grad, offset, dim1, dim2)
@@ -8311,10 +8311,10 @@ class DiagonalScatterBackward0(GeneratedNode):
     __slots__ = ('_saved_dim1', '_saved_dim2', '_saved_offset', '_saved_src_shape')
     _saved_slots = ()
     _op_name = 'diagonal_scatter'
-    _yaml_line = 2776
+    _yaml_line = 2780
     _input_names = ('self', 'src')
     _formulas = {'self': 'diagonal_scatter(grad, new_zeros(grad, src.shape), offset, dim1, dim2)', 'src': 'diagonal(grad, offset, dim1, dim2)'}
-    _yaml_lines = {'self': 2778, 'src': 2779}
+    _yaml_lines = {'self': 2782, 'src': 2783}
     _saved_fields = ('dim1', 'dim2', 'offset', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8330,7 +8330,7 @@ class DiagonalScatterBackward0(GeneratedNode):
 
 
 class SelectScatterBackward0(GeneratedNode):
-    """Backward of `select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor` (derivatives.yaml:2786).
+    """Backward of `select_scatter(Tensor self, Tensor src, int dim, int index) -> Tensor` (derivatives.yaml:2790).
 
     self: select_scatter(grad, new_zeros(grad, src.shape), dim, index)
     src: select(grad, dim, index)
@@ -8339,10 +8339,10 @@ class SelectScatterBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_index', '_saved_src_shape')
     _saved_slots = ()
     _op_name = 'select_scatter'
-    _yaml_line = 2786
+    _yaml_line = 2790
     _input_names = ('self', 'src')
     _formulas = {'self': 'select_scatter(grad, new_zeros(grad, src.shape), dim, index)', 'src': 'select(grad, dim, index)'}
-    _yaml_lines = {'self': 2788, 'src': 2789}
+    _yaml_lines = {'self': 2792, 'src': 2793}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8358,7 +8358,7 @@ class SelectScatterBackward0(GeneratedNode):
 
 
 class SliceScatterBackward0(GeneratedNode):
-    """Backward of `slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor` (derivatives.yaml:2796).
+    """Backward of `slice_scatter(Tensor self, Tensor src, int dim=0, int? start=None, int? end=None, int step=1) -> Tensor` (derivatives.yaml:2800).
 
     self: slice_scatter(grad, new_zeros(grad, src.shape), dim, start, end, step)
     src: getitem(grad, slice_index(self.shape, dim, start, end, step))
@@ -8367,10 +8367,10 @@ class SliceScatterBackward0(GeneratedNode):
     __slots__ = ('_saved_dim', '_saved_end', '_saved_self_shape', '_saved_src_shape', '_saved_start', '_saved_step')
     _saved_slots = ()
     _op_name = 'slice_scatter'
-    _yaml_line = 2796
+    _yaml_line = 2800
     _input_names = ('self', 'src')
     _formulas = {'self': 'slice_scatter(grad, new_zeros(grad, src.shape), dim, start, end, step)', 'src': 'getitem(grad, slice_index(self.shape, dim, start, end, step))'}
-    _yaml_lines = {'self': 2798, 'src': 2799}
+    _yaml_lines = {'self': 2802, 'src': 2803}
     _saved_fields = ('dim', 'end', 'self.shape', 'src.shape', 'start', 'step')
 
     def apply(self, grads, create_graph, release=False):
@@ -8386,7 +8386,7 @@ class SliceScatterBackward0(GeneratedNode):
 
 
 class RenormBackward0(GeneratedNode):
-    """Backward of `renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor` (derivatives.yaml:2806).
+    """Backward of `renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor` (derivatives.yaml:2810).
 
     self: renorm_backward(grad, self, p, dim, maxnorm)
     """
@@ -8394,10 +8394,10 @@ class RenormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_dim', '_saved_maxnorm', '_saved_p')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'renorm'
-    _yaml_line = 2806
+    _yaml_line = 2810
     _input_names = ('self',)
     _formulas = {'self': 'renorm_backward(grad, self, p, dim, maxnorm)'}
-    _yaml_lines = {'self': 2809}
+    _yaml_lines = {'self': 2813}
     _saved_fields = ('dim', 'maxnorm', 'p', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -8426,7 +8426,7 @@ class RenormBackward0(GeneratedNode):
 
 
 class SgnBackward0(GeneratedNode):
-    """Backward of `sgn(Tensor self) -> Tensor` (derivatives.yaml:2819).
+    """Backward of `sgn(Tensor self) -> Tensor` (derivatives.yaml:2823).
 
     self: zeros_like(grad)
     """
@@ -8434,10 +8434,10 @@ class SgnBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'sgn'
-    _yaml_line = 2819
+    _yaml_line = 2823
     _input_names = ('self',)
     _formulas = {'self': 'zeros_like(grad)'}
-    _yaml_lines = {'self': 2822}
+    _yaml_lines = {'self': 2826}
     _saved_fields = ()
 
     def apply(self, grads, create_graph, release=False):
@@ -8450,7 +8450,7 @@ class SgnBackward0(GeneratedNode):
 
 
 class LdexpBackward0(GeneratedNode):
-    """Backward of `ldexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2827).
+    """Backward of `ldexp(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2831).
 
     self: sum_to(grad * exp2(other), self.shape)
     other: sum_to(grad * result * 0.6931471805599453, other.shape)
@@ -8459,10 +8459,10 @@ class LdexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_result', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_result')
     _op_name = 'ldexp'
-    _yaml_line = 2827
+    _yaml_line = 2831
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(grad * result * 0.6931471805599453, other.shape)', 'self': 'sum_to(grad * exp2(other), self.shape)'}
-    _yaml_lines = {'other': 2833, 'self': 2832}
+    _yaml_lines = {'other': 2837, 'self': 2836}
     _saved_fields = ('other', 'other.shape', 'result', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -8506,7 +8506,7 @@ class LdexpBackward0(GeneratedNode):
 
 
 class FrexpBackward0(GeneratedNode):
-    """Backward of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2842).
+    """Backward of `frexp(Tensor self) -> (Tensor mantissa, Tensor exponent)` (derivatives.yaml:2846).
 
     self: times_power_of_two(grad_mantissa, neg(exponent))
     """
@@ -8514,10 +8514,10 @@ class FrexpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_exponent',)
     _saved_slots = ('_raw_saved_exponent',)
     _op_name = 'frexp'
-    _yaml_line = 2842
+    _yaml_line = 2846
     _input_names = ('self',)
     _formulas = {'self': 'times_power_of_two(grad_mantissa, neg(exponent))'}
-    _yaml_lines = {'self': 2844}
+    _yaml_lines = {'self': 2848}
     _saved_fields = ('exponent',)
     num_outputs = 2
 
@@ -8545,7 +8545,7 @@ class FrexpBackward0(GeneratedNode):
 
 
 class NextafterBackward0(GeneratedNode):
-    """Backward of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2850).
+    """Backward of `nextafter(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2854).
 
     self: sum_to(grad, self.shape)
     other: new_zeros(grad, other.shape)
@@ -8554,10 +8554,10 @@ class NextafterBackward0(GeneratedNode):
     __slots__ = ('_saved_other_shape', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'nextafter'
-    _yaml_line = 2850
+    _yaml_line = 2854
     _input_names = ('self', 'other')
     _formulas = {'other': 'new_zeros(grad, other.shape)', 'self': 'sum_to(grad, self.shape)'}
-    _yaml_lines = {'other': 2856, 'self': 2855}
+    _yaml_lines = {'other': 2860, 'self': 2859}
     _saved_fields = ('other.shape', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8575,7 +8575,7 @@ class NextafterBackward0(GeneratedNode):
 
 
 class GcdBackward0(GeneratedNode):
-    """Backward of `gcd(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2861).
+    """Backward of `gcd(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2865).
 
     self: non_differentiable
     other: non_differentiable
@@ -8584,7 +8584,7 @@ class GcdBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'gcd'
-    _yaml_line = 2861
+    _yaml_line = 2865
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -8595,7 +8595,7 @@ class GcdBackward0(GeneratedNode):
 
 
 class LcmBackward0(GeneratedNode):
-    """Backward of `lcm(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2870).
+    """Backward of `lcm(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:2874).
 
     self: non_differentiable
     other: non_differentiable
@@ -8604,7 +8604,7 @@ class LcmBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'lcm'
-    _yaml_line = 2870
+    _yaml_line = 2874
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -8615,7 +8615,7 @@ class LcmBackward0(GeneratedNode):
 
 
 class PutBackward0(GeneratedNode):
-    """Backward of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2879).
+    """Backward of `put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor` (derivatives.yaml:2883).
 
     self: grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)
     source: reshape(getitem(reshape(grad, [-1]), index), source.shape)
@@ -8625,10 +8625,10 @@ class PutBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_accumulate', '_saved_source_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'put'
-    _yaml_line = 2879
+    _yaml_line = 2883
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad if accumulate else put(grad, index, new_zeros(grad, source.shape), False)', 'source': 'reshape(getitem(reshape(grad, [-1]), index), source.shape)'}
-    _yaml_lines = {'self': 2882, 'source': 2884}
+    _yaml_lines = {'self': 2886, 'source': 2888}
     _saved_fields = ('accumulate', 'index', 'source.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8668,7 +8668,7 @@ class PutBackward0(GeneratedNode):
 
 
 class DiagflatBackward0(GeneratedNode):
-    """Backward of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2890).
+    """Backward of `diagflat(Tensor self, int offset=0) -> Tensor` (derivatives.yaml:2894).
 
     self: reshape(diagonal(grad, offset), self.shape)
     """
@@ -8676,10 +8676,10 @@ class DiagflatBackward0(GeneratedNode):
     __slots__ = ('_saved_offset', '_saved_self_shape')
     _saved_slots = ()
     _op_name = 'diagflat'
-    _yaml_line = 2890
+    _yaml_line = 2894
     _input_names = ('self',)
     _formulas = {'self': 'reshape(diagonal(grad, offset), self.shape)'}
-    _yaml_lines = {'self': 2892}
+    _yaml_lines = {'self': 2896}
     _saved_fields = ('offset', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8692,7 +8692,7 @@ class DiagflatBackward0(GeneratedNode):
 
 
 class GatherBackwardBackward0(GeneratedNode):
-    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2899).
+    """Backward of `gather_backward(Tensor self, int dim, Tensor index, int[] shape) -> Tensor` (derivatives.yaml:2903).
 
     self: gather(grad, dim, index)
     index: non_differentiable
@@ -8701,10 +8701,10 @@ class GatherBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'gather_backward'
-    _yaml_line = 2899
+    _yaml_line = 2903
     _input_names = ('self',)
     _formulas = {'self': 'gather(grad, dim, index)'}
-    _yaml_lines = {'self': 2901}
+    _yaml_lines = {'self': 2905}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -8733,7 +8733,7 @@ class GatherBackwardBackward0(GeneratedNode):
 
 
 class IndexSelectBackward0(GeneratedNode):
-    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2909).
+    """Backward of `index_select(Tensor self, int dim, Tensor index) -> Tensor` (derivatives.yaml:2913).
 
     self: index_add(new_zeros(grad, self.shape), dim, index, grad)
     index: non_differentiable
@@ -8742,10 +8742,10 @@ class IndexSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_select'
-    _yaml_line = 2909
+    _yaml_line = 2913
     _input_names = ('self',)
     _formulas = {'self': 'index_add(new_zeros(grad, self.shape), dim, index, grad)'}
-    _yaml_lines = {'self': 2911}
+    _yaml_lines = {'self': 2915}
     _saved_fields = ('dim', 'index', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8774,7 +8774,7 @@ class IndexSelectBackward0(GeneratedNode):
 
 
 class IndexAddBackward0(GeneratedNode):
-    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2919).
+    """Backward of `index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor` (derivatives.yaml:2923).
 
     self: grad
     source: maybe_multiply(index_select(grad, dim, index), alpha)
@@ -8784,10 +8784,10 @@ class IndexAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_alpha', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'index_add'
-    _yaml_line = 2919
+    _yaml_line = 2923
     _input_names = ('self', 'source')
     _formulas = {'self': 'grad', 'source': 'maybe_multiply(index_select(grad, dim, index), alpha)'}
-    _yaml_lines = {'self': 2922, 'source': 2924}
+    _yaml_lines = {'self': 2926, 'source': 2928}
     _saved_fields = ('alpha', 'dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -8819,7 +8819,7 @@ class IndexAddBackward0(GeneratedNode):
 
 
 class ScatterBackward0(GeneratedNode):
-    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2931).
+    """Backward of `scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2935).
 
     self: scatter_value(grad, dim, index, 0.0)
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -8829,10 +8829,10 @@ class ScatterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.src'
-    _yaml_line = 2931
+    _yaml_line = 2935
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2934, 'src': 2936}
+    _yaml_lines = {'self': 2938, 'src': 2940}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8872,7 +8872,7 @@ class ScatterBackward0(GeneratedNode):
 
 
 class ScatterBackward1(GeneratedNode):
-    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2943).
+    """Backward of `scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor` (derivatives.yaml:2947).
 
     self: scatter_value(grad, dim, index, 0.0)
     index: non_differentiable
@@ -8881,10 +8881,10 @@ class ScatterBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter.value'
-    _yaml_line = 2943
+    _yaml_line = 2947
     _input_names = ('self',)
     _formulas = {'self': 'scatter_value(grad, dim, index, 0.0)'}
-    _yaml_lines = {'self': 2946}
+    _yaml_lines = {'self': 2950}
     _saved_fields = ('dim', 'index')
 
     def apply(self, grads, create_graph, release=False):
@@ -8913,7 +8913,7 @@ class ScatterBackward1(GeneratedNode):
 
 
 class ScatterAddBackward0(GeneratedNode):
-    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2952).
+    """Backward of `scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor` (derivatives.yaml:2956).
 
     self: grad
     src: embed_in_zeros(gather(grad, dim, index), src.shape)
@@ -8923,10 +8923,10 @@ class ScatterAddBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_saved_dim', '_saved_src_shape')
     _saved_slots = ('_raw_saved_index',)
     _op_name = 'scatter_add'
-    _yaml_line = 2952
+    _yaml_line = 2956
     _input_names = ('self', 'src')
     _formulas = {'self': 'grad', 'src': 'embed_in_zeros(gather(grad, dim, index), src.shape)'}
-    _yaml_lines = {'self': 2955, 'src': 2957}
+    _yaml_lines = {'self': 2959, 'src': 2961}
     _saved_fields = ('dim', 'index', 'src.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -8958,7 +8958,7 @@ class ScatterAddBackward0(GeneratedNode):
 
 
 class ScatterReduceBackward0(GeneratedNode):
-    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2967).
+    """Backward of `scatter_reduce(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor` (derivatives.yaml:2971).
 
     self: scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)
     src: scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)
@@ -8968,10 +8968,10 @@ class ScatterReduceBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src', '_saved_dim', '_saved_include_self', '_saved_reduce')
     _saved_slots = ('_raw_saved_index', '_raw_saved_result', '_raw_saved_self', '_raw_saved_src')
     _op_name = 'scatter_reduce'
-    _yaml_line = 2967
+    _yaml_line = 2971
     _input_names = ('self', 'src')
     _formulas = {'self': 'scatter_reduce_grad_self(grad, self, dim, index, src, reduce, include_self, result)', 'src': 'scatter_reduce_grad_src(grad, self, dim, index, src, reduce, include_self, result)'}
-    _yaml_lines = {'self': 2970, 'src': 2972}
+    _yaml_lines = {'self': 2974, 'src': 2976}
     _saved_fields = ('dim', 'include_self', 'index', 'reduce', 'result', 'self', 'src')
 
     def apply(self, grads, create_graph, release=False):
@@ -9055,7 +9055,7 @@ class ScatterReduceBackward0(GeneratedNode):
 
 
 class MaskedFillBackward0(GeneratedNode):
-    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2981).
+    """Backward of `masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor` (derivatives.yaml:2985).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     mask: non_differentiable
@@ -9064,10 +9064,10 @@ class MaskedFillBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Scalar'
-    _yaml_line = 2981
+    _yaml_line = 2985
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)'}
-    _yaml_lines = {'self': 2984}
+    _yaml_lines = {'self': 2988}
     _saved_fields = ('mask', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -9099,7 +9099,7 @@ class MaskedFillBackward0(GeneratedNode):
 
 
 class MaskedFillBackward1(GeneratedNode):
-    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2992).
+    """Backward of `masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor` (derivatives.yaml:2996).
 
     self: sum_to(where(mask, 0.0, grad), self.shape)
     value: sum(where(mask, grad, 0.0))
@@ -9109,10 +9109,10 @@ class MaskedFillBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = 'masked_fill.Tensor'
-    _yaml_line = 2992
+    _yaml_line = 2996
     _input_names = ('self', 'value')
     _formulas = {'self': 'sum_to(where(mask, 0.0, grad), self.shape)', 'value': 'sum(where(mask, grad, 0.0))'}
-    _yaml_lines = {'self': 2995, 'value': 2997}
+    _yaml_lines = {'self': 2999, 'value': 3001}
     _saved_fields = ('mask', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9154,7 +9154,7 @@ class MaskedFillBackward1(GeneratedNode):
 
 
 class MaskedSelectBackward0(GeneratedNode):
-    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:3004).
+    """Backward of `_masked_select(Tensor self, Tensor mask) -> Tensor` (derivatives.yaml:3008).
 
     self: sum_to(masked_select_backward(grad, self, mask), self.shape)
     mask: non_differentiable
@@ -9163,10 +9163,10 @@ class MaskedSelectBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_raw_saved_self', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mask', '_raw_saved_self')
     _op_name = '_masked_select'
-    _yaml_line = 3004
+    _yaml_line = 3008
     _input_names = ('self',)
     _formulas = {'self': 'sum_to(masked_select_backward(grad, self, mask), self.shape)'}
-    _yaml_lines = {'self': 3006}
+    _yaml_lines = {'self': 3010}
     _saved_fields = ('mask', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape',)
 
@@ -9206,7 +9206,7 @@ class MaskedSelectBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackward0(GeneratedNode):
-    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:3014).
+    """Backward of `take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor` (derivatives.yaml:3018).
 
     self: take_along_dim_backward(grad, dim, indices, self.shape)
     indices: non_differentiable
@@ -9215,10 +9215,10 @@ class TakeAlongDimBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim', '_saved_self_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim'
-    _yaml_line = 3014
+    _yaml_line = 3018
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim_backward(grad, dim, indices, self.shape)'}
-    _yaml_lines = {'self': 3016}
+    _yaml_lines = {'self': 3020}
     _saved_fields = ('dim', 'indices', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9247,7 +9247,7 @@ class TakeAlongDimBackward0(GeneratedNode):
 
 
 class TakeAlongDimBackwardBackward0(GeneratedNode):
-    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:3025).
+    """Backward of `take_along_dim_backward(Tensor self, int? dim, Tensor indices, int[] shape) -> Tensor` (derivatives.yaml:3029).
 
     self: take_along_dim(grad, indices, dim)
     indices: non_differentiable
@@ -9256,10 +9256,10 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_dim')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'take_along_dim_backward'
-    _yaml_line = 3025
+    _yaml_line = 3029
     _input_names = ('self',)
     _formulas = {'self': 'take_along_dim(grad, indices, dim)'}
-    _yaml_lines = {'self': 3027}
+    _yaml_lines = {'self': 3031}
     _saved_fields = ('dim', 'indices')
 
     def apply(self, grads, create_graph, release=False):
@@ -9288,7 +9288,7 @@ class TakeAlongDimBackwardBackward0(GeneratedNode):
 
 
 class MatmulBackward0(GeneratedNode):
-    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3047).
+    """Backward of `matmul(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3051).
 
     self: matmul_grad_self(grad, self.shape, other)
     other: matmul_grad_other(grad, self, other.shape)
@@ -9297,10 +9297,10 @@ class MatmulBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'matmul'
-    _yaml_line = 3047
+    _yaml_line = 3051
     _input_names = ('self', 'other')
     _formulas = {'other': 'matmul_grad_other(grad, self, other.shape)', 'self': 'matmul_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 3051, 'self': 3050}
+    _yaml_lines = {'other': 3055, 'self': 3054}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9340,7 +9340,7 @@ class MatmulBackward0(GeneratedNode):
 
 
 class MmBackward0(GeneratedNode):
-    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3070).
+    """Backward of `mm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3074).
 
     self: mm(grad, transpose(mat2, 0, 1))
     mat2: mm(transpose(self, 0, 1), grad)
@@ -9349,10 +9349,10 @@ class MmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'mm'
-    _yaml_line = 3070
+    _yaml_line = 3074
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'mm(transpose(self, 0, 1), grad)', 'self': 'mm(grad, transpose(mat2, 0, 1))'}
-    _yaml_lines = {'mat2': 3074, 'self': 3073}
+    _yaml_lines = {'mat2': 3078, 'self': 3077}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9392,7 +9392,7 @@ class MmBackward0(GeneratedNode):
 
 
 class BmmBackward0(GeneratedNode):
-    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3081).
+    """Backward of `bmm(Tensor self, Tensor mat2) -> Tensor` (derivatives.yaml:3085).
 
     self: bmm(grad, transpose(mat2, 1, 2))
     mat2: bmm(transpose(self, 1, 2), grad)
@@ -9401,10 +9401,10 @@ class BmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat2', '_raw_saved_self')
     _saved_slots = ('_raw_saved_mat2', '_raw_saved_self')
     _op_name = 'bmm'
-    _yaml_line = 3081
+    _yaml_line = 3085
     _input_names = ('self', 'mat2')
     _formulas = {'mat2': 'bmm(transpose(self, 1, 2), grad)', 'self': 'bmm(grad, transpose(mat2, 1, 2))'}
-    _yaml_lines = {'mat2': 3085, 'self': 3084}
+    _yaml_lines = {'mat2': 3089, 'self': 3088}
     _saved_fields = ('mat2', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9444,7 +9444,7 @@ class BmmBackward0(GeneratedNode):
 
 
 class MvBackward0(GeneratedNode):
-    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:3091).
+    """Backward of `mv(Tensor self, Tensor vec) -> Tensor` (derivatives.yaml:3095).
 
     self: outer(grad, vec)
     vec: mv(transpose(self, 0, 1), grad)
@@ -9453,10 +9453,10 @@ class MvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec')
     _op_name = 'mv'
-    _yaml_line = 3091
+    _yaml_line = 3095
     _input_names = ('self', 'vec')
     _formulas = {'self': 'outer(grad, vec)', 'vec': 'mv(transpose(self, 0, 1), grad)'}
-    _yaml_lines = {'self': 3094, 'vec': 3095}
+    _yaml_lines = {'self': 3098, 'vec': 3099}
     _saved_fields = ('self', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -9496,7 +9496,7 @@ class MvBackward0(GeneratedNode):
 
 
 class DotBackward0(GeneratedNode):
-    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:3101).
+    """Backward of `dot(Tensor self, Tensor tensor) -> Tensor` (derivatives.yaml:3105).
 
     self: grad * tensor
     tensor: grad * self
@@ -9505,10 +9505,10 @@ class DotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_tensor')
     _saved_slots = ('_raw_saved_self', '_raw_saved_tensor')
     _op_name = 'dot'
-    _yaml_line = 3101
+    _yaml_line = 3105
     _input_names = ('self', 'tensor')
     _formulas = {'self': 'grad * tensor', 'tensor': 'grad * self'}
-    _yaml_lines = {'self': 3103, 'tensor': 3104}
+    _yaml_lines = {'self': 3107, 'tensor': 3108}
     _saved_fields = ('self', 'tensor')
 
     def apply(self, grads, create_graph, release=False):
@@ -9547,7 +9547,7 @@ class DotBackward0(GeneratedNode):
 
 
 class VdotBackward0(GeneratedNode):
-    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3110).
+    """Backward of `vdot(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3114).
 
     self: grad * other
     other: grad * self
@@ -9556,10 +9556,10 @@ class VdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'vdot'
-    _yaml_line = 3110
+    _yaml_line = 3114
     _input_names = ('self', 'other')
     _formulas = {'other': 'grad * self', 'self': 'grad * other'}
-    _yaml_lines = {'other': 3113, 'self': 3112}
+    _yaml_lines = {'other': 3117, 'self': 3116}
     _saved_fields = ('other', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -9598,7 +9598,7 @@ class VdotBackward0(GeneratedNode):
 
 
 class InnerBackward0(GeneratedNode):
-    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3117).
+    """Backward of `inner(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3121).
 
     self: inner_grad_self(grad, self.shape, other)
     other: inner_grad_other(grad, self, other.shape)
@@ -9607,10 +9607,10 @@ class InnerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'inner'
-    _yaml_line = 3117
+    _yaml_line = 3121
     _input_names = ('self', 'other')
     _formulas = {'other': 'inner_grad_other(grad, self, other.shape)', 'self': 'inner_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 3121, 'self': 3120}
+    _yaml_lines = {'other': 3125, 'self': 3124}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9650,7 +9650,7 @@ class InnerBackward0(GeneratedNode):
 
 
 class OuterBackward0(GeneratedNode):
-    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:3129).
+    """Backward of `outer(Tensor self, Tensor vec2) -> Tensor` (derivatives.yaml:3133).
 
     self: mv(grad, vec2)
     vec2: mv(transpose(grad, 0, 1), self)
@@ -9659,10 +9659,10 @@ class OuterBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_vec2')
     _saved_slots = ('_raw_saved_self', '_raw_saved_vec2')
     _op_name = 'outer'
-    _yaml_line = 3129
+    _yaml_line = 3133
     _input_names = ('self', 'vec2')
     _formulas = {'self': 'mv(grad, vec2)', 'vec2': 'mv(transpose(grad, 0, 1), self)'}
-    _yaml_lines = {'self': 3132, 'vec2': 3133}
+    _yaml_lines = {'self': 3136, 'vec2': 3137}
     _saved_fields = ('self', 'vec2')
 
     def apply(self, grads, create_graph, release=False):
@@ -9702,7 +9702,7 @@ class OuterBackward0(GeneratedNode):
 
 
 class EinsumBackward0(GeneratedNode):
-    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:3139).
+    """Backward of `einsum(str equation, Tensor[] tensors) -> Tensor` (derivatives.yaml:3143).
 
     tensors: einsum_backward(grad, equation, tensors)
     """
@@ -9710,10 +9710,10 @@ class EinsumBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors', '_saved_equation')
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'einsum'
-    _yaml_line = 3139
+    _yaml_line = 3143
     _input_names = ('tensors',)
     _formulas = {'tensors': 'einsum_backward(grad, equation, tensors)'}
-    _yaml_lines = {'tensors': 3141}
+    _yaml_lines = {'tensors': 3145}
     _saved_fields = ('equation', 'tensors')
 
     def apply(self, grads, create_graph, release=False):
@@ -9733,7 +9733,7 @@ class EinsumBackward0(GeneratedNode):
 
 
 class TensordotBackward0(GeneratedNode):
-    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:3157).
+    """Backward of `tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor` (derivatives.yaml:3161).
 
     self: tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)
     other: tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)
@@ -9742,10 +9742,10 @@ class TensordotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dims_other', '_saved_dims_self', '_saved_other_ndim', '_saved_self_ndim')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'tensordot'
-    _yaml_line = 3157
+    _yaml_line = 3161
     _input_names = ('self', 'other')
     _formulas = {'other': 'tensordot_grad_other(grad, self, other.ndim, dims_self, dims_other)', 'self': 'tensordot_grad_self(grad, other, self.ndim, dims_self, dims_other)'}
-    _yaml_lines = {'other': 3161, 'self': 3160}
+    _yaml_lines = {'other': 3165, 'self': 3164}
     _saved_fields = ('dims_other', 'dims_self', 'other', 'other.ndim', 'self', 'self.ndim')
 
     def apply(self, grads, create_graph, release=False):
@@ -9785,7 +9785,7 @@ class TensordotBackward0(GeneratedNode):
 
 
 class KronBackward0(GeneratedNode):
-    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3171).
+    """Backward of `kron(Tensor self, Tensor other) -> Tensor` (derivatives.yaml:3175).
 
     self: kron_grad_self(grad, self.shape, other)
     other: kron_grad_other(grad, self, other.shape)
@@ -9794,10 +9794,10 @@ class KronBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'kron'
-    _yaml_line = 3171
+    _yaml_line = 3175
     _input_names = ('self', 'other')
     _formulas = {'other': 'kron_grad_other(grad, self, other.shape)', 'self': 'kron_grad_self(grad, self.shape, other)'}
-    _yaml_lines = {'other': 3175, 'self': 3174}
+    _yaml_lines = {'other': 3179, 'self': 3178}
     _saved_fields = ('other', 'other.shape', 'self', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9837,7 +9837,7 @@ class KronBackward0(GeneratedNode):
 
 
 class AddmmBackward0(GeneratedNode):
-    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3182).
+    """Backward of `addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3186).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat1: maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)
@@ -9847,10 +9847,10 @@ class AddmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat1', '_raw_saved_mat2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat1', '_raw_saved_mat2')
     _op_name = 'addmm'
-    _yaml_line = 3182
+    _yaml_line = 3186
     _input_names = ('self', 'mat1', 'mat2')
     _formulas = {'mat1': 'maybe_multiply(mm(grad, transpose(mat2, 0, 1)), alpha)', 'mat2': 'maybe_multiply(mm(transpose(mat1, 0, 1), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'mat1': 3187, 'mat2': 3188, 'self': 3186}
+    _yaml_lines = {'mat1': 3191, 'mat2': 3192, 'self': 3190}
     _saved_fields = ('alpha', 'beta', 'mat1', 'mat2', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -9895,7 +9895,7 @@ class AddmmBackward0(GeneratedNode):
 
 
 class AddmvBackward0(GeneratedNode):
-    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3196).
+    """Backward of `addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3200).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     mat: maybe_multiply(outer(grad, vec), alpha)
@@ -9905,10 +9905,10 @@ class AddmvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mat', '_raw_saved_vec', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_mat', '_raw_saved_vec')
     _op_name = 'addmv'
-    _yaml_line = 3196
+    _yaml_line = 3200
     _input_names = ('self', 'mat', 'vec')
     _formulas = {'mat': 'maybe_multiply(outer(grad, vec), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)', 'vec': 'maybe_multiply(mv(transpose(mat, 0, 1), grad), alpha)'}
-    _yaml_lines = {'mat': 3201, 'self': 3200, 'vec': 3202}
+    _yaml_lines = {'mat': 3205, 'self': 3204, 'vec': 3206}
     _saved_fields = ('alpha', 'beta', 'mat', 'self.shape', 'vec')
 
     def apply(self, grads, create_graph, release=False):
@@ -9953,7 +9953,7 @@ class AddmvBackward0(GeneratedNode):
 
 
 class BaddbmmBackward0(GeneratedNode):
-    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3211).
+    """Backward of `baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor` (derivatives.yaml:3215).
 
     self: sum_to(maybe_multiply(grad, beta), self.shape)
     batch1: maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)
@@ -9963,10 +9963,10 @@ class BaddbmmBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_batch1', '_raw_saved_batch2', '_saved_alpha', '_saved_beta', '_saved_self_shape')
     _saved_slots = ('_raw_saved_batch1', '_raw_saved_batch2')
     _op_name = 'baddbmm'
-    _yaml_line = 3211
+    _yaml_line = 3215
     _input_names = ('self', 'batch1', 'batch2')
     _formulas = {'batch1': 'maybe_multiply(bmm(grad, transpose(batch2, 1, 2)), alpha)', 'batch2': 'maybe_multiply(bmm(transpose(batch1, 1, 2), grad), alpha)', 'self': 'sum_to(maybe_multiply(grad, beta), self.shape)'}
-    _yaml_lines = {'batch1': 3216, 'batch2': 3217, 'self': 3215}
+    _yaml_lines = {'batch1': 3220, 'batch2': 3221, 'self': 3219}
     _saved_fields = ('alpha', 'batch1', 'batch2', 'beta', 'self.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -10011,7 +10011,7 @@ class BaddbmmBackward0(GeneratedNode):
 
 
 class CrossBackward0(GeneratedNode):
-    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:3223).
+    """Backward of `cross(Tensor self, Tensor other, int? dim=None) -> Tensor` (derivatives.yaml:3227).
 
     self: sum_to(cross(other, grad, dim), self.shape)
     other: sum_to(cross(grad, self, dim), other.shape)
@@ -10020,10 +10020,10 @@ class CrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'cross'
-    _yaml_line = 3223
+    _yaml_line = 3227
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(cross(grad, self, dim), other.shape)', 'self': 'sum_to(cross(other, grad, dim), self.shape)'}
-    _yaml_lines = {'other': 3226, 'self': 3225}
+    _yaml_lines = {'other': 3230, 'self': 3229}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -10068,7 +10068,7 @@ class CrossBackward0(GeneratedNode):
 
 
 class LinalgCrossBackward0(GeneratedNode):
-    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:3233).
+    """Backward of `linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor` (derivatives.yaml:3237).
 
     self: sum_to(linalg_cross(other, grad, dim=dim), self.shape)
     other: sum_to(linalg_cross(grad, self, dim=dim), other.shape)
@@ -10077,10 +10077,10 @@ class LinalgCrossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_other', '_raw_saved_self', '_saved_dim', '_saved_other_shape', '_saved_self_shape')
     _saved_slots = ('_raw_saved_other', '_raw_saved_self')
     _op_name = 'linalg_cross'
-    _yaml_line = 3233
+    _yaml_line = 3237
     _input_names = ('self', 'other')
     _formulas = {'other': 'sum_to(linalg_cross(grad, self, dim=dim), other.shape)', 'self': 'sum_to(linalg_cross(other, grad, dim=dim), self.shape)'}
-    _yaml_lines = {'other': 3237, 'self': 3236}
+    _yaml_lines = {'other': 3241, 'self': 3240}
     _saved_fields = ('dim', 'other', 'other.shape', 'self', 'self.shape')
     _shape_sources = ('_saved_self_shape', '_saved_other_shape')
 
@@ -10125,7 +10125,7 @@ class LinalgCrossBackward0(GeneratedNode):
 
 
 class TraceBackward0(GeneratedNode):
-    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:3245).
+    """Backward of `trace(Tensor self) -> Tensor` (derivatives.yaml:3249).
 
     self: trace_backward(grad, self.shape)
     """
@@ -10133,10 +10133,10 @@ class TraceBackward0(GeneratedNode):
     __slots__ = ('_saved_self_shape',)
     _saved_slots = ()
     _op_name = 'trace'
-    _yaml_line = 3245
+    _yaml_line = 3249
     _input_names = ('self',)
     _formulas = {'self': 'trace_backward(grad, self.shape)'}
-    _yaml_lines = {'self': 3248}
+    _yaml_lines = {'self': 3252}
     _saved_fields = ('self.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10149,7 +10149,7 @@ class TraceBackward0(GeneratedNode):
 
 
 class LinalgInvBackward0(GeneratedNode):
-    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:3256).
+    """Backward of `linalg_inv(Tensor A) -> Tensor` (derivatives.yaml:3260).
 
     A: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -10157,10 +10157,10 @@ class LinalgInvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_inv'
-    _yaml_line = 3256
+    _yaml_line = 3260
     _input_names = ('A',)
     _formulas = {'A': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'A': 3259}
+    _yaml_lines = {'A': 3263}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10187,7 +10187,7 @@ class LinalgInvBackward0(GeneratedNode):
 
 
 class InverseBackward0(GeneratedNode):
-    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:3269).
+    """Backward of `inverse(Tensor self) -> Tensor` (derivatives.yaml:3273).
 
     self: -matmul(mT(result), matmul(grad, mT(result)))
     """
@@ -10195,10 +10195,10 @@ class InverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'inverse'
-    _yaml_line = 3269
+    _yaml_line = 3273
     _input_names = ('self',)
     _formulas = {'self': '-matmul(mT(result), matmul(grad, mT(result)))'}
-    _yaml_lines = {'self': 3272}
+    _yaml_lines = {'self': 3276}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10225,7 +10225,7 @@ class InverseBackward0(GeneratedNode):
 
 
 class LinalgDetBackward0(GeneratedNode):
-    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:3276).
+    """Backward of `linalg_det(Tensor A) -> Tensor` (derivatives.yaml:3280).
 
     A: det_backward(grad, A, result)
     """
@@ -10233,10 +10233,10 @@ class LinalgDetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_det'
-    _yaml_line = 3276
+    _yaml_line = 3280
     _input_names = ('A',)
     _formulas = {'A': 'det_backward(grad, A, result)'}
-    _yaml_lines = {'A': 3279}
+    _yaml_lines = {'A': 3283}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10271,7 +10271,7 @@ class LinalgDetBackward0(GeneratedNode):
 
 
 class DetBackward0(GeneratedNode):
-    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:3290).
+    """Backward of `det(Tensor self) -> Tensor` (derivatives.yaml:3294).
 
     self: det_backward(grad, self, result)
     """
@@ -10279,10 +10279,10 @@ class DetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'det'
-    _yaml_line = 3290
+    _yaml_line = 3294
     _input_names = ('self',)
     _formulas = {'self': 'det_backward(grad, self, result)'}
-    _yaml_lines = {'self': 3293}
+    _yaml_lines = {'self': 3297}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -10317,7 +10317,7 @@ class DetBackward0(GeneratedNode):
 
 
 class LinalgSlogdetBackward0(GeneratedNode):
-    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3297).
+    """Backward of `linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3301).
 
     A: logabsdet_backward(grad_logabsdet, A)
     """
@@ -10325,10 +10325,10 @@ class LinalgSlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_slogdet'
-    _yaml_line = 3297
+    _yaml_line = 3301
     _input_names = ('A',)
     _formulas = {'A': 'logabsdet_backward(grad_logabsdet, A)'}
-    _yaml_lines = {'A': 3300}
+    _yaml_lines = {'A': 3304}
     _saved_fields = ('A',)
     num_outputs = 2
 
@@ -10358,7 +10358,7 @@ class LinalgSlogdetBackward0(GeneratedNode):
 
 
 class SlogdetBackward0(GeneratedNode):
-    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3309).
+    """Backward of `slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)` (derivatives.yaml:3313).
 
     self: logabsdet_backward(grad_logabsdet, self)
     """
@@ -10366,10 +10366,10 @@ class SlogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'slogdet'
-    _yaml_line = 3309
+    _yaml_line = 3313
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad_logabsdet, self)'}
-    _yaml_lines = {'self': 3312}
+    _yaml_lines = {'self': 3316}
     _saved_fields = ('self',)
     num_outputs = 2
 
@@ -10399,7 +10399,7 @@ class SlogdetBackward0(GeneratedNode):
 
 
 class LogdetBackward0(GeneratedNode):
-    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:3317).
+    """Backward of `logdet(Tensor self) -> Tensor` (derivatives.yaml:3321).
 
     self: logabsdet_backward(grad, self)
     """
@@ -10407,10 +10407,10 @@ class LogdetBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'logdet'
-    _yaml_line = 3317
+    _yaml_line = 3321
     _input_names = ('self',)
     _formulas = {'self': 'logabsdet_backward(grad, self)'}
-    _yaml_lines = {'self': 3320}
+    _yaml_lines = {'self': 3324}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10439,7 +10439,7 @@ class LogdetBackward0(GeneratedNode):
 
 
 class LinalgSolveBackward0(GeneratedNode):
-    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:3324).
+    """Backward of `linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor` (derivatives.yaml:3328).
 
     A: solve_grad_A(grad, A, result, B.shape, left)
     B: solve_grad_B(grad, A, B.shape, left)
@@ -10448,10 +10448,10 @@ class LinalgSolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve'
-    _yaml_line = 3324
+    _yaml_line = 3328
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_grad_A(grad, A, result, B.shape, left)', 'B': 'solve_grad_B(grad, A, B.shape, left)'}
-    _yaml_lines = {'A': 3327, 'B': 3328}
+    _yaml_lines = {'A': 3331, 'B': 3332}
     _saved_fields = ('A', 'B.shape', 'left', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10498,7 +10498,7 @@ class LinalgSolveBackward0(GeneratedNode):
 
 
 class LinalgCholeskyBackward0(GeneratedNode):
-    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:3340).
+    """Backward of `linalg_cholesky(Tensor A, *, bool upper=False) -> Tensor` (derivatives.yaml:3344).
 
     A: cholesky_backward(grad, result, upper)
     """
@@ -10506,10 +10506,10 @@ class LinalgCholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'linalg_cholesky'
-    _yaml_line = 3340
+    _yaml_line = 3344
     _input_names = ('A',)
     _formulas = {'A': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'A': 3343}
+    _yaml_lines = {'A': 3347}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -10536,7 +10536,7 @@ class LinalgCholeskyBackward0(GeneratedNode):
 
 
 class CholeskyBackward0(GeneratedNode):
-    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3352).
+    """Backward of `cholesky(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3356).
 
     self: cholesky_backward(grad, result, upper)
     """
@@ -10544,10 +10544,10 @@ class CholeskyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_upper')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'cholesky'
-    _yaml_line = 3352
+    _yaml_line = 3356
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_backward(grad, result, upper)'}
-    _yaml_lines = {'self': 3355}
+    _yaml_lines = {'self': 3359}
     _saved_fields = ('result', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -10574,7 +10574,7 @@ class CholeskyBackward0(GeneratedNode):
 
 
 class LinalgEighBackward0(GeneratedNode):
-    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:3359).
+    """Backward of `linalg_eigh(Tensor A, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)` (derivatives.yaml:3363).
 
     A: eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
     """
@@ -10582,10 +10582,10 @@ class LinalgEighBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors', '_saved_output_meta')
     _saved_slots = ('_raw_saved_eigenvalues', '_raw_saved_eigenvectors')
     _op_name = 'linalg_eigh'
-    _yaml_line = 3359
+    _yaml_line = 3363
     _input_names = ('A',)
     _formulas = {'A': 'eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)'}
-    _yaml_lines = {'A': 3362}
+    _yaml_lines = {'A': 3366}
     _saved_fields = ('eigenvalues', 'eigenvectors')
     num_outputs = 2
 
@@ -10621,7 +10621,7 @@ class LinalgEighBackward0(GeneratedNode):
 
 
 class LinalgEigvalshBackward0(GeneratedNode):
-    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:3371).
+    """Backward of `linalg_eigvalsh(Tensor A, str UPLO="L") -> Tensor` (derivatives.yaml:3375).
 
     A: eigvalsh_backward(grad, A, UPLO)
     """
@@ -10629,10 +10629,10 @@ class LinalgEigvalshBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_UPLO')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_eigvalsh'
-    _yaml_line = 3371
+    _yaml_line = 3375
     _input_names = ('A',)
     _formulas = {'A': 'eigvalsh_backward(grad, A, UPLO)'}
-    _yaml_lines = {'A': 3374}
+    _yaml_lines = {'A': 3378}
     _saved_fields = ('A', 'UPLO')
 
     def apply(self, grads, create_graph, release=False):
@@ -10661,7 +10661,7 @@ class LinalgEigvalshBackward0(GeneratedNode):
 
 
 class LinalgQrBackward0(GeneratedNode):
-    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:3380).
+    """Backward of `linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)` (derivatives.yaml:3384).
 
     A: qr_backward(grad_Q, grad_R, Q, R, mode)
     """
@@ -10669,10 +10669,10 @@ class LinalgQrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_mode', '_saved_output_meta')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'linalg_qr'
-    _yaml_line = 3380
+    _yaml_line = 3384
     _input_names = ('A',)
     _formulas = {'A': 'qr_backward(grad_Q, grad_R, Q, R, mode)'}
-    _yaml_lines = {'A': 3383}
+    _yaml_lines = {'A': 3387}
     _saved_fields = ('Q', 'R', 'mode')
     num_outputs = 2
 
@@ -10708,7 +10708,7 @@ class LinalgQrBackward0(GeneratedNode):
 
 
 class LinalgSvdBackward0(GeneratedNode):
-    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:3393).
+    """Backward of `linalg_svd(Tensor A, bool full_matrices=True) -> (Tensor U, Tensor S, Tensor Vh)` (derivatives.yaml:3397).
 
     A: svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
     """
@@ -10716,10 +10716,10 @@ class LinalgSvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh', '_saved_full_matrices', '_saved_output_meta')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_Vh')
     _op_name = 'linalg_svd'
-    _yaml_line = 3393
+    _yaml_line = 3397
     _input_names = ('A',)
     _formulas = {'A': 'svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)'}
-    _yaml_lines = {'A': 3396}
+    _yaml_lines = {'A': 3400}
     _saved_fields = ('S', 'U', 'Vh', 'full_matrices')
     num_outputs = 3
 
@@ -10762,7 +10762,7 @@ class LinalgSvdBackward0(GeneratedNode):
 
 
 class LinalgSvdvalsBackward0(GeneratedNode):
-    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:3408).
+    """Backward of `linalg_svdvals(Tensor A) -> Tensor` (derivatives.yaml:3412).
 
     A: svdvals_backward(grad, A)
     """
@@ -10770,10 +10770,10 @@ class LinalgSvdvalsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_svdvals'
-    _yaml_line = 3408
+    _yaml_line = 3412
     _input_names = ('A',)
     _formulas = {'A': 'svdvals_backward(grad, A)'}
-    _yaml_lines = {'A': 3411}
+    _yaml_lines = {'A': 3415}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph, release=False):
@@ -10802,7 +10802,7 @@ class LinalgSvdvalsBackward0(GeneratedNode):
 
 
 class LinalgPinvBackward0(GeneratedNode):
-    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:3419).
+    """Backward of `linalg_pinv(Tensor A, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor` (derivatives.yaml:3423).
 
     A: pinv_backward(grad, result, A)
     """
@@ -10810,10 +10810,10 @@ class LinalgPinvBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_pinv'
-    _yaml_line = 3419
+    _yaml_line = 3423
     _input_names = ('A',)
     _formulas = {'A': 'pinv_backward(grad, result, A)'}
-    _yaml_lines = {'A': 3422}
+    _yaml_lines = {'A': 3426}
     _saved_fields = ('A', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -10848,7 +10848,7 @@ class LinalgPinvBackward0(GeneratedNode):
 
 
 class PinverseBackward0(GeneratedNode):
-    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:3431).
+    """Backward of `pinverse(Tensor self, float rcond=1e-15) -> Tensor` (derivatives.yaml:3435).
 
     self: pinv_backward(grad, result, self)
     """
@@ -10856,10 +10856,10 @@ class PinverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'pinverse'
-    _yaml_line = 3431
+    _yaml_line = 3435
     _input_names = ('self',)
     _formulas = {'self': 'pinv_backward(grad, result, self)'}
-    _yaml_lines = {'self': 3434}
+    _yaml_lines = {'self': 3438}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -10894,7 +10894,7 @@ class PinverseBackward0(GeneratedNode):
 
 
 class SvdBackward0(GeneratedNode):
-    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3440).
+    """Backward of `svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)` (derivatives.yaml:3444).
 
     self: torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)
     """
@@ -10902,10 +10902,10 @@ class SvdBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self', '_saved_compute_uv', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_S', '_raw_saved_U', '_raw_saved_V', '_raw_saved_self')
     _op_name = 'svd'
-    _yaml_line = 3440
+    _yaml_line = 3444
     _input_names = ('self',)
     _formulas = {'self': 'torch_svd_backward(grad_U, grad_S, grad_V, self, U, S, V, some, compute_uv)'}
-    _yaml_lines = {'self': 3443}
+    _yaml_lines = {'self': 3447}
     _saved_fields = ('S', 'U', 'V', 'compute_uv', 'self', 'some')
     num_outputs = 3
 
@@ -10956,7 +10956,7 @@ class SvdBackward0(GeneratedNode):
 
 
 class QrBackward0(GeneratedNode):
-    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3451).
+    """Backward of `qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)` (derivatives.yaml:3455).
 
     self: qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))
     """
@@ -10964,10 +10964,10 @@ class QrBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_Q', '_raw_saved_R', '_saved_output_meta', '_saved_some')
     _saved_slots = ('_raw_saved_Q', '_raw_saved_R')
     _op_name = 'qr'
-    _yaml_line = 3451
+    _yaml_line = 3455
     _input_names = ('self',)
     _formulas = {'self': 'qr_backward(grad_Q, grad_R, Q, R, qr_mode(some))'}
-    _yaml_lines = {'self': 3454}
+    _yaml_lines = {'self': 3458}
     _saved_fields = ('Q', 'R', 'some')
     num_outputs = 2
 
@@ -11003,7 +11003,7 @@ class QrBackward0(GeneratedNode):
 
 
 class LinalgSolveTriangularBackward0(GeneratedNode):
-    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3460).
+    """Backward of `linalg_solve_triangular(Tensor A, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor` (derivatives.yaml:3464).
 
     A: solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)
     B: solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)
@@ -11012,10 +11012,10 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_B_shape', '_saved_left', '_saved_unitriangular', '_saved_upper')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_solve_triangular'
-    _yaml_line = 3460
+    _yaml_line = 3464
     _input_names = ('A', 'B')
     _formulas = {'A': 'solve_triangular_grad_A(grad, A, result, upper, left, unitriangular)', 'B': 'solve_triangular_grad_B(grad, A, B.shape, upper, left, unitriangular)'}
-    _yaml_lines = {'A': 3463, 'B': 3464}
+    _yaml_lines = {'A': 3467, 'B': 3468}
     _saved_fields = ('A', 'B.shape', 'left', 'result', 'unitriangular', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -11062,7 +11062,7 @@ class LinalgSolveTriangularBackward0(GeneratedNode):
 
 
 class LinalgVecdotBackward0(GeneratedNode):
-    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3474).
+    """Backward of `linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor` (derivatives.yaml:3478).
 
     x: vecdot_grad(grad, y, dim, x.shape)
     y: vecdot_grad(grad, x, dim, y.shape)
@@ -11071,10 +11071,10 @@ class LinalgVecdotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_x', '_raw_saved_y', '_saved_dim', '_saved_x_shape', '_saved_y_shape')
     _saved_slots = ('_raw_saved_x', '_raw_saved_y')
     _op_name = 'linalg_vecdot'
-    _yaml_line = 3474
+    _yaml_line = 3478
     _input_names = ('x', 'y')
     _formulas = {'x': 'vecdot_grad(grad, y, dim, x.shape)', 'y': 'vecdot_grad(grad, x, dim, y.shape)'}
-    _yaml_lines = {'x': 3477, 'y': 3478}
+    _yaml_lines = {'x': 3481, 'y': 3482}
     _saved_fields = ('dim', 'x', 'x.shape', 'y', 'y.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -11114,7 +11114,7 @@ class LinalgVecdotBackward0(GeneratedNode):
 
 
 class LinalgMultiDotBackward0(GeneratedNode):
-    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3487).
+    """Backward of `linalg_multi_dot(Tensor[] tensors) -> Tensor` (derivatives.yaml:3491).
 
     tensors: multi_dot_backward(grad, tensors)
     """
@@ -11122,10 +11122,10 @@ class LinalgMultiDotBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_tensors',)
     _saved_slots = ('_raw_saved_tensors',)
     _op_name = 'linalg_multi_dot'
-    _yaml_line = 3487
+    _yaml_line = 3491
     _input_names = ('tensors',)
     _formulas = {'tensors': 'multi_dot_backward(grad, tensors)'}
-    _yaml_lines = {'tensors': 3489}
+    _yaml_lines = {'tensors': 3493}
     _saved_fields = ('tensors',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11145,7 +11145,7 @@ class LinalgMultiDotBackward0(GeneratedNode):
 
 
 class LinalgMatrixPowerBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3498).
+    """Backward of `linalg_matrix_power(Tensor A, int n) -> Tensor` (derivatives.yaml:3502).
 
     A: matrix_power_backward(grad, A, n)
     """
@@ -11153,10 +11153,10 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_saved_n')
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_power'
-    _yaml_line = 3498
+    _yaml_line = 3502
     _input_names = ('A',)
     _formulas = {'A': 'matrix_power_backward(grad, A, n)'}
-    _yaml_lines = {'A': 3500}
+    _yaml_lines = {'A': 3504}
     _saved_fields = ('A', 'n')
 
     def apply(self, grads, create_graph, release=False):
@@ -11185,7 +11185,7 @@ class LinalgMatrixPowerBackward0(GeneratedNode):
 
 
 class MatrixPowerBackward0(GeneratedNode):
-    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3510).
+    """Backward of `matrix_power(Tensor self, int n) -> Tensor` (derivatives.yaml:3514).
 
     self: matrix_power_backward(grad, self, n)
     """
@@ -11193,10 +11193,10 @@ class MatrixPowerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_saved_n')
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_power'
-    _yaml_line = 3510
+    _yaml_line = 3514
     _input_names = ('self',)
     _formulas = {'self': 'matrix_power_backward(grad, self, n)'}
-    _yaml_lines = {'self': 3512}
+    _yaml_lines = {'self': 3516}
     _saved_fields = ('n', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -11225,7 +11225,7 @@ class MatrixPowerBackward0(GeneratedNode):
 
 
 class LinalgMatrixExpBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:3522).
+    """Backward of `linalg_matrix_exp(Tensor A) -> Tensor` (derivatives.yaml:3526).
 
     A: matrix_exp_backward(grad, A)
     """
@@ -11233,10 +11233,10 @@ class LinalgMatrixExpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A',)
     _saved_slots = ('_raw_saved_A',)
     _op_name = 'linalg_matrix_exp'
-    _yaml_line = 3522
+    _yaml_line = 3526
     _input_names = ('A',)
     _formulas = {'A': 'matrix_exp_backward(grad, A)'}
-    _yaml_lines = {'A': 3524}
+    _yaml_lines = {'A': 3528}
     _saved_fields = ('A',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11265,7 +11265,7 @@ class LinalgMatrixExpBackward0(GeneratedNode):
 
 
 class MatrixExpBackward0(GeneratedNode):
-    """Backward of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:3533).
+    """Backward of `matrix_exp(Tensor self) -> Tensor` (derivatives.yaml:3537).
 
     self: matrix_exp_backward(grad, self)
     """
@@ -11273,10 +11273,10 @@ class MatrixExpBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = 'matrix_exp'
-    _yaml_line = 3533
+    _yaml_line = 3537
     _input_names = ('self',)
     _formulas = {'self': 'matrix_exp_backward(grad, self)'}
-    _yaml_lines = {'self': 3535}
+    _yaml_lines = {'self': 3539}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11305,7 +11305,7 @@ class MatrixExpBackward0(GeneratedNode):
 
 
 class LinalgLuFactorExBackward0(GeneratedNode):
-    """Backward of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:3541).
+    """Backward of `linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)` (derivatives.yaml:3545).
 
     A: lu_factor_ex_backward(grad_LU, LU, pivots, pivot)
     """
@@ -11313,10 +11313,10 @@ class LinalgLuFactorExBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_LU', '_raw_saved_pivots', '_saved_pivot')
     _saved_slots = ('_raw_saved_LU', '_raw_saved_pivots')
     _op_name = 'linalg_lu_factor_ex'
-    _yaml_line = 3541
+    _yaml_line = 3545
     _input_names = ('A',)
     _formulas = {'A': 'lu_factor_ex_backward(grad_LU, LU, pivots, pivot)'}
-    _yaml_lines = {'A': 3543}
+    _yaml_lines = {'A': 3547}
     _saved_fields = ('LU', 'pivot', 'pivots')
     num_outputs = 3
 
@@ -11350,7 +11350,7 @@ class LinalgLuFactorExBackward0(GeneratedNode):
 
 
 class LinalgLstsqBackward0(GeneratedNode):
-    """Backward of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:3556).
+    """Backward of `linalg_lstsq(Tensor A, Tensor B, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)` (derivatives.yaml:3560).
 
     A: lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)
     B: lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)
@@ -11359,10 +11359,10 @@ class LinalgLstsqBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_B', '_raw_saved_solution', '_saved_output_meta')
     _saved_slots = ('_raw_saved_A', '_raw_saved_B', '_raw_saved_solution')
     _op_name = 'linalg_lstsq'
-    _yaml_line = 3556
+    _yaml_line = 3560
     _input_names = ('A', 'B')
     _formulas = {'A': 'lstsq_grad_A(grad_solution, grad_residuals, A, B, solution)', 'B': 'lstsq_grad_B(grad_solution, grad_residuals, A, B, solution)'}
-    _yaml_lines = {'A': 3558, 'B': 3559}
+    _yaml_lines = {'A': 3562, 'B': 3563}
     _saved_fields = ('A', 'B', 'solution')
     num_outputs = 4
 
@@ -11433,7 +11433,7 @@ class LinalgLstsqBackward0(GeneratedNode):
 
 
 class CholeskySolveBackward0(GeneratedNode):
-    """Backward of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:3573).
+    """Backward of `cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor` (derivatives.yaml:3577).
 
     self: cholesky_solve_grad_self(grad, self.shape, input2, upper)
     input2: cholesky_solve_grad_input2(grad, self, input2, result, upper)
@@ -11442,10 +11442,10 @@ class CholeskySolveBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input2', '_raw_saved_result', '_raw_saved_self', '_saved_self_shape', '_saved_upper')
     _saved_slots = ('_raw_saved_input2', '_raw_saved_result', '_raw_saved_self')
     _op_name = 'cholesky_solve'
-    _yaml_line = 3573
+    _yaml_line = 3577
     _input_names = ('self', 'input2')
     _formulas = {'input2': 'cholesky_solve_grad_input2(grad, self, input2, result, upper)', 'self': 'cholesky_solve_grad_self(grad, self.shape, input2, upper)'}
-    _yaml_lines = {'input2': 3576, 'self': 3575}
+    _yaml_lines = {'input2': 3580, 'self': 3579}
     _saved_fields = ('input2', 'result', 'self', 'self.shape', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -11500,7 +11500,7 @@ class CholeskySolveBackward0(GeneratedNode):
 
 
 class CholeskyInverseBackward0(GeneratedNode):
-    """Backward of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3582).
+    """Backward of `cholesky_inverse(Tensor self, bool upper=False) -> Tensor` (derivatives.yaml:3586).
 
     self: cholesky_inverse_backward(grad, self, upper, result)
     """
@@ -11508,10 +11508,10 @@ class CholeskyInverseBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_upper')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'cholesky_inverse'
-    _yaml_line = 3582
+    _yaml_line = 3586
     _input_names = ('self',)
     _formulas = {'self': 'cholesky_inverse_backward(grad, self, upper, result)'}
-    _yaml_lines = {'self': 3584}
+    _yaml_lines = {'self': 3588}
     _saved_fields = ('result', 'self', 'upper')
 
     def apply(self, grads, create_graph, release=False):
@@ -11546,7 +11546,7 @@ class CholeskyInverseBackward0(GeneratedNode):
 
 
 class NormBackward0(GeneratedNode):
-    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3597).
+    """Backward of `norm(Tensor self, Scalar? p="fro", int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3601).
 
     self: reduction_norm_backward(grad, self, p, result, dim)
     """
@@ -11554,10 +11554,10 @@ class NormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm'
-    _yaml_line = 3597
+    _yaml_line = 3601
     _input_names = ('self',)
     _formulas = {'self': 'reduction_norm_backward(grad, self, p, result, dim)'}
-    _yaml_lines = {'self': 3599}
+    _yaml_lines = {'self': 3603}
     _saved_fields = ('dim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -11592,7 +11592,7 @@ class NormBackward0(GeneratedNode):
 
 
 class NormBackward1(GeneratedNode):
-    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3620).
+    """Backward of `norm.str_p(Tensor self, str p, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3624).
 
     self: torch_norm_backward(grad, self, result, p, dim, keepdim)
     """
@@ -11600,10 +11600,10 @@ class NormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self', '_saved_dim', '_saved_keepdim', '_saved_p')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = 'norm.str_p'
-    _yaml_line = 3620
+    _yaml_line = 3624
     _input_names = ('self',)
     _formulas = {'self': 'torch_norm_backward(grad, self, result, p, dim, keepdim)'}
-    _yaml_lines = {'self': 3622}
+    _yaml_lines = {'self': 3626}
     _saved_fields = ('dim', 'keepdim', 'p', 'result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -11638,7 +11638,7 @@ class NormBackward1(GeneratedNode):
 
 
 class LinalgVectorNormBackward0(GeneratedNode):
-    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3628).
+    """Backward of `linalg_vector_norm(Tensor x, Scalar ord=2, int[]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3632).
 
     x: cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)
     """
@@ -11646,10 +11646,10 @@ class LinalgVectorNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_x', '_saved_dim', '_saved_keepdim', '_saved_ord', '_saved_x_dtype')
     _saved_slots = ('_raw_saved_result', '_raw_saved_x')
     _op_name = 'linalg_vector_norm'
-    _yaml_line = 3628
+    _yaml_line = 3632
     _input_names = ('x',)
     _formulas = {'x': 'cast_back(vector_norm_backward(grad, x, result, ord, dim, keepdim), x.dtype)'}
-    _yaml_lines = {'x': 3630}
+    _yaml_lines = {'x': 3634}
     _saved_fields = ('dim', 'keepdim', 'ord', 'result', 'x', 'x.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -11684,7 +11684,7 @@ class LinalgVectorNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward0(GeneratedNode):
-    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3651).
+    """Backward of `linalg_matrix_norm(Tensor A, Scalar ord, int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3655).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -11692,10 +11692,10 @@ class LinalgMatrixNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm'
-    _yaml_line = 3651
+    _yaml_line = 3655
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3654}
+    _yaml_lines = {'A': 3658}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -11730,7 +11730,7 @@ class LinalgMatrixNormBackward0(GeneratedNode):
 
 
 class LinalgMatrixNormBackward1(GeneratedNode):
-    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3667).
+    """Backward of `linalg_matrix_norm.str_ord(Tensor A, str ord="fro", int[] dim=(-2, -1), bool keepdim=False) -> Tensor` (derivatives.yaml:3671).
 
     A: matrix_norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -11738,10 +11738,10 @@ class LinalgMatrixNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_matrix_norm.str_ord'
-    _yaml_line = 3667
+    _yaml_line = 3671
     _input_names = ('A',)
     _formulas = {'A': 'matrix_norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3670}
+    _yaml_lines = {'A': 3674}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -11776,7 +11776,7 @@ class LinalgMatrixNormBackward1(GeneratedNode):
 
 
 class LinalgNormBackward0(GeneratedNode):
-    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3680).
+    """Backward of `linalg_norm(Tensor A, Scalar? ord=None, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3684).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -11784,10 +11784,10 @@ class LinalgNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm'
-    _yaml_line = 3680
+    _yaml_line = 3684
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3682}
+    _yaml_lines = {'A': 3686}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -11822,7 +11822,7 @@ class LinalgNormBackward0(GeneratedNode):
 
 
 class LinalgNormBackward1(GeneratedNode):
-    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3693).
+    """Backward of `linalg_norm.ord_str(Tensor A, str ord, int[]? dim=None, bool keepdim=False) -> Tensor` (derivatives.yaml:3697).
 
     A: norm_backward(grad, A, result, ord, dim, keepdim)
     """
@@ -11830,10 +11830,10 @@ class LinalgNormBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_A', '_raw_saved_result', '_saved_dim', '_saved_keepdim', '_saved_ord')
     _saved_slots = ('_raw_saved_A', '_raw_saved_result')
     _op_name = 'linalg_norm.ord_str'
-    _yaml_line = 3693
+    _yaml_line = 3697
     _input_names = ('A',)
     _formulas = {'A': 'norm_backward(grad, A, result, ord, dim, keepdim)'}
-    _yaml_lines = {'A': 3695}
+    _yaml_lines = {'A': 3699}
     _saved_fields = ('A', 'dim', 'keepdim', 'ord', 'result')
 
     def apply(self, grads, create_graph, release=False):
@@ -11868,7 +11868,7 @@ class LinalgNormBackward1(GeneratedNode):
 
 
 class ReluBackward0(GeneratedNode):
-    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3710).
+    """Backward of `relu(Tensor self) -> Tensor` (derivatives.yaml:3714).
 
     self: where(result <= 0, 0.0, grad)
     """
@@ -11876,10 +11876,10 @@ class ReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result',)
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'relu'
-    _yaml_line = 3710
+    _yaml_line = 3714
     _input_names = ('self',)
     _formulas = {'self': 'where(result <= 0, 0.0, grad)'}
-    _yaml_lines = {'self': 3714}
+    _yaml_lines = {'self': 3718}
     _saved_fields = ('result',)
 
     def apply(self, grads, create_graph, release=False):
@@ -11906,7 +11906,7 @@ class ReluBackward0(GeneratedNode):
 
 
 class SoftmaxBackward0(GeneratedNode):
-    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3727).
+    """Backward of `softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3731).
 
     self: cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)
     """
@@ -11914,10 +11914,10 @@ class SoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'softmax'
-    _yaml_line = 3727
+    _yaml_line = 3731
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(result * (grad - sum(grad * result, dim, True)), self.dtype)'}
-    _yaml_lines = {'self': 3729}
+    _yaml_lines = {'self': 3733}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -11944,7 +11944,7 @@ class SoftmaxBackward0(GeneratedNode):
 
 
 class LogSoftmaxBackward0(GeneratedNode):
-    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3739).
+    """Backward of `log_softmax(Tensor self, int dim, ScalarType? dtype=None) -> Tensor` (derivatives.yaml:3743).
 
     self: cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)
     """
@@ -11952,10 +11952,10 @@ class LogSoftmaxBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_saved_dim', '_saved_self_dtype')
     _saved_slots = ('_raw_saved_result',)
     _op_name = 'log_softmax'
-    _yaml_line = 3739
+    _yaml_line = 3743
     _input_names = ('self',)
     _formulas = {'self': 'cast_back(grad - exp(result) * sum(grad, dim, True), self.dtype)'}
-    _yaml_lines = {'self': 3741}
+    _yaml_lines = {'self': 3745}
     _saved_fields = ('dim', 'result', 'self.dtype')
 
     def apply(self, grads, create_graph, release=False):
@@ -11982,7 +11982,7 @@ class LogSoftmaxBackward0(GeneratedNode):
 
 
 class LeakyReluBackward0(GeneratedNode):
-    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3750).
+    """Backward of `leaky_relu(Tensor input, Scalar negative_slope=0.01) -> Tensor` (derivatives.yaml:3754).
 
     input: grad * leaky_relu_slope(input, negative_slope)
     """
@@ -11990,10 +11990,10 @@ class LeakyReluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_negative_slope')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'leaky_relu'
-    _yaml_line = 3750
+    _yaml_line = 3754
     _input_names = ('input',)
     _formulas = {'input': 'grad * leaky_relu_slope(input, negative_slope)'}
-    _yaml_lines = {'input': 3753}
+    _yaml_lines = {'input': 3757}
     _saved_fields = ('input', 'negative_slope')
 
     def apply(self, grads, create_graph, release=False):
@@ -12022,7 +12022,7 @@ class LeakyReluBackward0(GeneratedNode):
 
 
 class EluBackward0(GeneratedNode):
-    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3765).
+    """Backward of `elu(Tensor input, Scalar alpha=1.0) -> Tensor` (derivatives.yaml:3769).
 
     input: grad * elu_slope(input, alpha, 1.0)
     """
@@ -12030,10 +12030,10 @@ class EluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_alpha')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'elu'
-    _yaml_line = 3765
+    _yaml_line = 3769
     _input_names = ('input',)
     _formulas = {'input': 'grad * elu_slope(input, alpha, 1.0)'}
-    _yaml_lines = {'input': 3768}
+    _yaml_lines = {'input': 3772}
     _saved_fields = ('alpha', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -12062,7 +12062,7 @@ class EluBackward0(GeneratedNode):
 
 
 class SeluBackward0(GeneratedNode):
-    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3776).
+    """Backward of `selu(Tensor input) -> Tensor` (derivatives.yaml:3780).
 
     input: grad * selu_slope(input)
     """
@@ -12070,10 +12070,10 @@ class SeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'selu'
-    _yaml_line = 3776
+    _yaml_line = 3780
     _input_names = ('input',)
     _formulas = {'input': 'grad * selu_slope(input)'}
-    _yaml_lines = {'input': 3779}
+    _yaml_lines = {'input': 3783}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12102,7 +12102,7 @@ class SeluBackward0(GeneratedNode):
 
 
 class NormalCdfBackward0(GeneratedNode):
-    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3786).
+    """Backward of `_normal_cdf(Tensor self) -> Tensor` (derivatives.yaml:3790).
 
     self: grad * normal_pdf(self)
     """
@@ -12110,10 +12110,10 @@ class NormalCdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self',)
     _saved_slots = ('_raw_saved_self',)
     _op_name = '_normal_cdf'
-    _yaml_line = 3786
+    _yaml_line = 3790
     _input_names = ('self',)
     _formulas = {'self': 'grad * normal_pdf(self)'}
-    _yaml_lines = {'self': 3788}
+    _yaml_lines = {'self': 3792}
     _saved_fields = ('self',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12142,7 +12142,7 @@ class NormalCdfBackward0(GeneratedNode):
 
 
 class GeluBackward0(GeneratedNode):
-    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3793).
+    """Backward of `gelu(Tensor input, *, str approximate='none') -> Tensor` (derivatives.yaml:3797).
 
     input: grad * gelu_derivative(input, approximate)
     """
@@ -12150,10 +12150,10 @@ class GeluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_approximate')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'gelu'
-    _yaml_line = 3793
+    _yaml_line = 3797
     _input_names = ('input',)
     _formulas = {'input': 'grad * gelu_derivative(input, approximate)'}
-    _yaml_lines = {'input': 3796}
+    _yaml_lines = {'input': 3800}
     _saved_fields = ('approximate', 'input')
 
     def apply(self, grads, create_graph, release=False):
@@ -12182,7 +12182,7 @@ class GeluBackward0(GeneratedNode):
 
 
 class SiluBackward0(GeneratedNode):
-    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3805).
+    """Backward of `silu(Tensor input) -> Tensor` (derivatives.yaml:3809).
 
     input: grad * silu_derivative(input)
     """
@@ -12190,10 +12190,10 @@ class SiluBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'silu'
-    _yaml_line = 3805
+    _yaml_line = 3809
     _input_names = ('input',)
     _formulas = {'input': 'grad * silu_derivative(input)'}
-    _yaml_lines = {'input': 3808}
+    _yaml_lines = {'input': 3812}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12222,7 +12222,7 @@ class SiluBackward0(GeneratedNode):
 
 
 class SoftplusBackward0(GeneratedNode):
-    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3813).
+    """Backward of `softplus(Tensor input, Scalar beta=1.0, Scalar threshold=20.0) -> Tensor` (derivatives.yaml:3817).
 
     input: grad * softplus_slope(input, beta, threshold)
     """
@@ -12230,10 +12230,10 @@ class SoftplusBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_beta', '_saved_threshold')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'softplus'
-    _yaml_line = 3813
+    _yaml_line = 3817
     _input_names = ('input',)
     _formulas = {'input': 'grad * softplus_slope(input, beta, threshold)'}
-    _yaml_lines = {'input': 3816}
+    _yaml_lines = {'input': 3820}
     _saved_fields = ('beta', 'input', 'threshold')
 
     def apply(self, grads, create_graph, release=False):
@@ -12262,7 +12262,7 @@ class SoftplusBackward0(GeneratedNode):
 
 
 class MishBackward0(GeneratedNode):
-    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3825).
+    """Backward of `mish(Tensor input) -> Tensor` (derivatives.yaml:3829).
 
     input: grad * mish_derivative(input)
     """
@@ -12270,10 +12270,10 @@ class MishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'mish'
-    _yaml_line = 3825
+    _yaml_line = 3829
     _input_names = ('input',)
     _formulas = {'input': 'grad * mish_derivative(input)'}
-    _yaml_lines = {'input': 3828}
+    _yaml_lines = {'input': 3832}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12302,7 +12302,7 @@ class MishBackward0(GeneratedNode):
 
 
 class HardtanhBackward0(GeneratedNode):
-    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3833).
+    """Backward of `hardtanh(Tensor input, Scalar min_val=-1.0, Scalar max_val=1.0) -> Tensor` (derivatives.yaml:3837).
 
     input: masked(grad, hardtanh_mask(input, min_val, max_val))
     """
@@ -12310,10 +12310,10 @@ class HardtanhBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_max_val', '_saved_min_val')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardtanh'
-    _yaml_line = 3833
+    _yaml_line = 3837
     _input_names = ('input',)
     _formulas = {'input': 'masked(grad, hardtanh_mask(input, min_val, max_val))'}
-    _yaml_lines = {'input': 3836}
+    _yaml_lines = {'input': 3840}
     _saved_fields = ('input', 'max_val', 'min_val')
 
     def apply(self, grads, create_graph, release=False):
@@ -12342,7 +12342,7 @@ class HardtanhBackward0(GeneratedNode):
 
 
 class StandardGammaGradBackward0(GeneratedNode):
-    """Backward of `_standard_gamma_grad(Tensor self, Tensor output) -> Tensor` (derivatives.yaml:3856).
+    """Backward of `_standard_gamma_grad(Tensor self, Tensor output) -> Tensor` (derivatives.yaml:3860).
 
     self: non_differentiable
     output: non_differentiable
@@ -12351,7 +12351,7 @@ class StandardGammaGradBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_standard_gamma_grad'
-    _yaml_line = 3856
+    _yaml_line = 3860
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -12362,7 +12362,7 @@ class StandardGammaGradBackward0(GeneratedNode):
 
 
 class StandardGammaIcdfBackward0(GeneratedNode):
-    """Backward of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3865).
+    """Backward of `_standard_gamma_icdf(Tensor self, Tensor q) -> Tensor` (derivatives.yaml:3869).
 
     self: grad * _standard_gamma_grad(self, result)
     q: non_differentiable
@@ -12371,10 +12371,10 @@ class StandardGammaIcdfBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_result', '_raw_saved_self')
     _saved_slots = ('_raw_saved_result', '_raw_saved_self')
     _op_name = '_standard_gamma_icdf'
-    _yaml_line = 3865
+    _yaml_line = 3869
     _input_names = ('self',)
     _formulas = {'self': 'grad * _standard_gamma_grad(self, result)'}
-    _yaml_lines = {'self': 3867}
+    _yaml_lines = {'self': 3871}
     _saved_fields = ('result', 'self')
 
     def apply(self, grads, create_graph, release=False):
@@ -12414,7 +12414,7 @@ class StandardGammaIcdfBackward0(GeneratedNode):
 
 
 class DirichletGradBackward0(GeneratedNode):
-    """Backward of `_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor` (derivatives.yaml:3878).
+    """Backward of `_dirichlet_grad(Tensor x, Tensor alpha, Tensor total) -> Tensor` (derivatives.yaml:3882).
 
     x: non_differentiable
     alpha: non_differentiable
@@ -12424,7 +12424,7 @@ class DirichletGradBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = '_dirichlet_grad'
-    _yaml_line = 3878
+    _yaml_line = 3882
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -12435,7 +12435,7 @@ class DirichletGradBackward0(GeneratedNode):
 
 
 class HardsigmoidBackward0(GeneratedNode):
-    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3889).
+    """Backward of `hardsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3893).
 
     input: grad * hardsigmoid_slope(input)
     """
@@ -12443,10 +12443,10 @@ class HardsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardsigmoid'
-    _yaml_line = 3889
+    _yaml_line = 3893
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardsigmoid_slope(input)'}
-    _yaml_lines = {'input': 3892}
+    _yaml_lines = {'input': 3896}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12475,7 +12475,7 @@ class HardsigmoidBackward0(GeneratedNode):
 
 
 class HardswishBackward0(GeneratedNode):
-    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3898).
+    """Backward of `hardswish(Tensor input) -> Tensor` (derivatives.yaml:3902).
 
     input: grad * hardswish_slope(input)
     """
@@ -12483,10 +12483,10 @@ class HardswishBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'hardswish'
-    _yaml_line = 3898
+    _yaml_line = 3902
     _input_names = ('input',)
     _formulas = {'input': 'grad * hardswish_slope(input)'}
-    _yaml_lines = {'input': 3901}
+    _yaml_lines = {'input': 3905}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12515,7 +12515,7 @@ class HardswishBackward0(GeneratedNode):
 
 
 class LogsigmoidBackward0(GeneratedNode):
-    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3907).
+    """Backward of `logsigmoid(Tensor input) -> Tensor` (derivatives.yaml:3911).
 
     input: grad * sigmoid(-input)
     """
@@ -12523,10 +12523,10 @@ class LogsigmoidBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input',)
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'logsigmoid'
-    _yaml_line = 3907
+    _yaml_line = 3911
     _input_names = ('input',)
     _formulas = {'input': 'grad * sigmoid(-input)'}
-    _yaml_lines = {'input': 3910}
+    _yaml_lines = {'input': 3914}
     _saved_fields = ('input',)
 
     def apply(self, grads, create_graph, release=False):
@@ -12555,7 +12555,7 @@ class LogsigmoidBackward0(GeneratedNode):
 
 
 class MaskedScaleBackward0(GeneratedNode):
-    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3917).
+    """Backward of `_masked_scale(Tensor self, Tensor mask, float scale) -> Tensor` (derivatives.yaml:3921).
 
     self: grad * mask * scale
     mask: non_differentiable
@@ -12564,10 +12564,10 @@ class MaskedScaleBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_mask', '_saved_scale')
     _saved_slots = ('_raw_saved_mask',)
     _op_name = '_masked_scale'
-    _yaml_line = 3917
+    _yaml_line = 3921
     _input_names = ('self',)
     _formulas = {'self': 'grad * mask * scale'}
-    _yaml_lines = {'self': 3919}
+    _yaml_lines = {'self': 3923}
     _saved_fields = ('mask', 'scale')
 
     def apply(self, grads, create_graph, release=False):
@@ -12595,7 +12595,7 @@ class MaskedScaleBackward0(GeneratedNode):
 
 
 class LinearBackward0(GeneratedNode):
-    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3933).
+    """Backward of `linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor` (derivatives.yaml:3937).
 
     input: linear_input_grad(grad, weight)
     weight: linear_weight_grad(grad, input, weight.shape)
@@ -12605,10 +12605,10 @@ class LinearBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'linear'
-    _yaml_line = 3933
+    _yaml_line = 3937
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'linear_input_grad(grad, weight)', 'weight': 'linear_weight_grad(grad, input, weight.shape)'}
-    _yaml_lines = {'bias': 3938, 'input': 3936, 'weight': 3937}
+    _yaml_lines = {'bias': 3942, 'input': 3940, 'weight': 3941}
     _saved_fields = ('bias.shape', 'input', 'weight', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -12653,7 +12653,7 @@ class LinearBackward0(GeneratedNode):
 
 
 class LstmCellBackward0(GeneratedNode):
-    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3951).
+    """Backward of `_lstm_cell(Tensor gates, Tensor cx) -> (Tensor hy, Tensor cy)` (derivatives.yaml:3955).
 
     gates: lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)
     cx: lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)
@@ -12662,10 +12662,10 @@ class LstmCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates', '_saved_output_meta')
     _saved_slots = ('_raw_saved_cx', '_raw_saved_cy', '_raw_saved_gates')
     _op_name = '_lstm_cell'
-    _yaml_line = 3951
+    _yaml_line = 3955
     _input_names = ('gates', 'cx')
     _formulas = {'cx': 'lstm_cell_cx_grad(grad_hy, grad_cy, gates, cy)', 'gates': 'lstm_cell_gates_grad(grad_hy, grad_cy, gates, cx, cy)'}
-    _yaml_lines = {'cx': 3954, 'gates': 3953}
+    _yaml_lines = {'cx': 3958, 'gates': 3957}
     _saved_fields = ('cx', 'cy', 'gates')
     num_outputs = 2
 
@@ -12728,7 +12728,7 @@ class LstmCellBackward0(GeneratedNode):
 
 
 class LstmLayerBackward0(GeneratedNode):
-    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3968).
+    """Backward of `_lstm_layer(Tensor[] inputs, bool reverse=False) -> (Tensor output, Tensor cells, Tensor activations)` (derivatives.yaml:3972).
 
     inputs: lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)
     """
@@ -12736,10 +12736,10 @@ class LstmLayerBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output', '_saved_output_meta', '_saved_reverse')
     _saved_slots = ('_raw_saved_activations', '_raw_saved_cells', '_raw_saved_inputs', '_raw_saved_output')
     _op_name = '_lstm_layer'
-    _yaml_line = 3968
+    _yaml_line = 3972
     _input_names = ('inputs',)
     _formulas = {'inputs': 'lstm_layer_grads(grad_output, grad_cells, grad_activations, inputs, output, cells, activations, reverse)'}
-    _yaml_lines = {'inputs': 3970}
+    _yaml_lines = {'inputs': 3974}
     _saved_fields = ('activations', 'cells', 'inputs', 'output', 'reverse')
     num_outputs = 3
 
@@ -12766,7 +12766,7 @@ class LstmLayerBackward0(GeneratedNode):
 
 
 class GruCellBackward0(GeneratedNode):
-    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3978).
+    """Backward of `_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx) -> Tensor` (derivatives.yaml:3982).
 
     input_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)
     hidden_gates: gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)
@@ -12776,10 +12776,10 @@ class GruCellBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _saved_slots = ('_raw_saved_hidden_gates', '_raw_saved_hx', '_raw_saved_input_gates')
     _op_name = '_gru_cell'
-    _yaml_line = 3978
+    _yaml_line = 3982
     _input_names = ('input_gates', 'hidden_gates', 'hx')
     _formulas = {'hidden_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, True)', 'hx': 'gru_cell_hx_grad(grad, input_gates, hidden_gates)', 'input_gates': 'gru_cell_gates_grad(grad, input_gates, hidden_gates, hx, False)'}
-    _yaml_lines = {'hidden_gates': 3981, 'hx': 3982, 'input_gates': 3980}
+    _yaml_lines = {'hidden_gates': 3985, 'hx': 3986, 'input_gates': 3984}
     _saved_fields = ('hidden_gates', 'hx', 'input_gates')
 
     def apply(self, grads, create_graph, release=False):
@@ -12870,7 +12870,7 @@ class GruCellBackward0(GeneratedNode):
 
 
 class LayerNormBackward0(GeneratedNode):
-    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3992).
+    """Backward of `layer_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:3996).
 
     input: layer_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: layer_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -12880,10 +12880,10 @@ class LayerNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_bias_shape', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'layer_norm'
-    _yaml_line = 3992
+    _yaml_line = 3996
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'sum_to(grad, bias.shape)', 'input': 'layer_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'layer_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'bias': 3997, 'input': 3995, 'weight': 3996}
+    _yaml_lines = {'bias': 4001, 'input': 3999, 'weight': 4000}
     _saved_fields = ('bias.shape', 'eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12936,7 +12936,7 @@ class LayerNormBackward0(GeneratedNode):
 
 
 class RmsNormBackward0(GeneratedNode):
-    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:4011).
+    """Backward of `rms_norm(Tensor input, int[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor` (derivatives.yaml:4015).
 
     input: rms_norm_input_grad(grad, input, normalized_shape, weight, eps)
     weight: rms_norm_weight_grad(grad, input, normalized_shape, eps)
@@ -12945,10 +12945,10 @@ class RmsNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_normalized_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'rms_norm'
-    _yaml_line = 4011
+    _yaml_line = 4015
     _input_names = ('input', 'weight')
     _formulas = {'input': 'rms_norm_input_grad(grad, input, normalized_shape, weight, eps)', 'weight': 'rms_norm_weight_grad(grad, input, normalized_shape, eps)'}
-    _yaml_lines = {'input': 4014, 'weight': 4015}
+    _yaml_lines = {'input': 4018, 'weight': 4019}
     _saved_fields = ('eps', 'input', 'normalized_shape', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -12996,7 +12996,7 @@ class RmsNormBackward0(GeneratedNode):
 
 
 class BatchNormTrainingBackward0(GeneratedNode):
-    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4026).
+    """Backward of `_batch_norm_training(Tensor input, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4030).
 
     input: batch_norm_input_grad(grad, input, weight, eps)
     weight: batch_norm_weight_grad(grad, input, eps)
@@ -13006,10 +13006,10 @@ class BatchNormTrainingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = '_batch_norm_training'
-    _yaml_line = 4026
+    _yaml_line = 4030
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'batch_norm_input_grad(grad, input, weight, eps)', 'weight': 'batch_norm_weight_grad(grad, input, eps)'}
-    _yaml_lines = {'bias': 4030, 'input': 4028, 'weight': 4029}
+    _yaml_lines = {'bias': 4034, 'input': 4032, 'weight': 4033}
     _saved_fields = ('eps', 'input', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -13060,7 +13060,7 @@ class BatchNormTrainingBackward0(GeneratedNode):
 
 
 class GroupNormBackward0(GeneratedNode):
-    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4039).
+    """Backward of `group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05) -> Tensor` (derivatives.yaml:4043).
 
     input: group_norm_input_grad(grad, input, num_groups, weight, eps)
     weight: group_norm_weight_grad(grad, input, num_groups, eps)
@@ -13070,10 +13070,10 @@ class GroupNormBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_eps', '_saved_num_groups')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'group_norm'
-    _yaml_line = 4039
+    _yaml_line = 4043
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'channel_sum(grad)', 'input': 'group_norm_input_grad(grad, input, num_groups, weight, eps)', 'weight': 'group_norm_weight_grad(grad, input, num_groups, eps)'}
-    _yaml_lines = {'bias': 4044, 'input': 4042, 'weight': 4043}
+    _yaml_lines = {'bias': 4048, 'input': 4046, 'weight': 4047}
     _saved_fields = ('eps', 'input', 'num_groups', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -13124,7 +13124,7 @@ class GroupNormBackward0(GeneratedNode):
 
 
 class CrossEntropyBackward0(GeneratedNode):
-    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:4056).
+    """Backward of `cross_entropy(Tensor input, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean', float label_smoothing=0.0) -> Tensor` (derivatives.yaml:4060).
 
     input: cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)
     target: cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)
@@ -13134,10 +13134,10 @@ class CrossEntropyBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_label_smoothing', '_saved_reduction')
     _saved_slots = ('_raw_saved_input', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'cross_entropy'
-    _yaml_line = 4056
+    _yaml_line = 4060
     _input_names = ('input', 'target', 'weight')
     _formulas = {'input': 'cross_entropy_input_grad(grad, input, target, weight, ignore_index, reduction, label_smoothing)', 'target': 'cross_entropy_target_grad(grad, input, target, weight, reduction, label_smoothing)', 'weight': 'cross_entropy_weight_grad(grad, input, target, reduction, label_smoothing)'}
-    _yaml_lines = {'input': 4058, 'target': 4059, 'weight': 4060}
+    _yaml_lines = {'input': 4062, 'target': 4063, 'weight': 4064}
     _saved_fields = ('ignore_index', 'input', 'label_smoothing', 'reduction', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -13228,7 +13228,7 @@ class CrossEntropyBackward0(GeneratedNode):
 
 
 class OneHotBackward0(GeneratedNode):
-    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:4085).
+    """Backward of `one_hot(Tensor self, int num_classes) -> Tensor` (derivatives.yaml:4089).
 
     self: non_differentiable
     """
@@ -13236,7 +13236,7 @@ class OneHotBackward0(GeneratedNode):
     __slots__ = ()
     _saved_slots = ()
     _op_name = 'one_hot'
-    _yaml_line = 4085
+    _yaml_line = 4089
     _input_names = ()
     _formulas = {}
     _yaml_lines = {}
@@ -13247,7 +13247,7 @@ class OneHotBackward0(GeneratedNode):
 
 
 class NllLossBackward0(GeneratedNode):
-    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:4097).
+    """Backward of `nll_loss(Tensor self, Tensor target, Tensor? weight=None, int ignore_index=-100, str reduction='mean') -> Tensor` (derivatives.yaml:4101).
 
     self: nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)
     target: non_differentiable
@@ -13257,10 +13257,10 @@ class NllLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight', '_saved_ignore_index', '_saved_reduction')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target', '_raw_saved_weight')
     _op_name = 'nll_loss'
-    _yaml_line = 4097
+    _yaml_line = 4101
     _input_names = ('self',)
     _formulas = {'self': 'nll_loss_input_grad(grad, self, target, weight, ignore_index, reduction)'}
-    _yaml_lines = {'self': 4099}
+    _yaml_lines = {'self': 4103}
     _saved_fields = ('ignore_index', 'reduction', 'self', 'target', 'weight')
 
     def apply(self, grads, create_graph, release=False):
@@ -13305,7 +13305,7 @@ class NllLossBackward0(GeneratedNode):
 
 
 class BinaryCrossEntropyElementsBackward0(GeneratedNode):
-    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:4119).
+    """Backward of `binary_cross_entropy_elements(Tensor self, Tensor target) -> Tensor` (derivatives.yaml:4123).
 
     self: grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)
     target: -(grad * logit(self))
@@ -13314,10 +13314,10 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_self', '_raw_saved_target')
     _saved_slots = ('_raw_saved_self', '_raw_saved_target')
     _op_name = 'binary_cross_entropy_elements'
-    _yaml_line = 4119
+    _yaml_line = 4123
     _input_names = ('self', 'target')
     _formulas = {'self': 'grad * (self - target) / clamp((1 - self) * self, 9.999999960041972e-13)', 'target': '-(grad * logit(self))'}
-    _yaml_lines = {'self': 4121, 'target': 4122}
+    _yaml_lines = {'self': 4125, 'target': 4126}
     _saved_fields = ('self', 'target')
 
     def apply(self, grads, create_graph, release=False):
@@ -13365,7 +13365,7 @@ class BinaryCrossEntropyElementsBackward0(GeneratedNode):
 
 
 class CtcLossBackward0(GeneratedNode):
-    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:4137).
+    """Backward of `_ctc_loss(Tensor log_probs, Tensor targets, int[] input_lengths, int[] target_lengths, int blank=0, bool zero_infinity=False) -> (Tensor neg_log_likelihood, Tensor log_alpha)` (derivatives.yaml:4141).
 
     log_probs: ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)
     targets: non_differentiable
@@ -13374,10 +13374,10 @@ class CtcLossBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets', '_saved_blank', '_saved_input_lengths', '_saved_target_lengths', '_saved_zero_infinity')
     _saved_slots = ('_raw_saved_log_alpha', '_raw_saved_log_probs', '_raw_saved_neg_log_likelihood', '_raw_saved_targets')
     _op_name = '_ctc_loss'
-    _yaml_line = 4137
+    _yaml_line = 4141
     _input_names = ('log_probs',)
     _formulas = {'log_probs': 'ctc_loss_grad(grad_neg_log_likelihood, log_probs, targets, input_lengths, target_lengths, neg_log_likelihood, log_alpha, blank, zero_infinity)'}
-    _yaml_lines = {'log_probs': 4139}
+    _yaml_lines = {'log_probs': 4143}
     _saved_fields = ('blank', 'input_lengths', 'log_alpha', 'log_probs', 'neg_log_likelihood', 'target_lengths', 'targets', 'zero_infinity')
     num_outputs = 2
 
@@ -13432,7 +13432,7 @@ class CtcLossBackward0(GeneratedNode):
 
 
 class Conv1dBackward0(GeneratedNode):
-    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4164).
+    """Backward of `conv1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4168).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -13442,10 +13442,10 @@ class Conv1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d'
-    _yaml_line = 4164
+    _yaml_line = 4168
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4169, 'input': 4167, 'weight': 4168}
+    _yaml_lines = {'bias': 4173, 'input': 4171, 'weight': 4172}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13488,7 +13488,7 @@ class Conv1dBackward0(GeneratedNode):
 
 
 class Conv1dBackward1(GeneratedNode):
-    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4180).
+    """Backward of `conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4184).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -13498,10 +13498,10 @@ class Conv1dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv1d.padding'
-    _yaml_line = 4180
+    _yaml_line = 4184
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 4185, 'input': 4183, 'weight': 4184}
+    _yaml_lines = {'bias': 4189, 'input': 4187, 'weight': 4188}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13544,7 +13544,7 @@ class Conv1dBackward1(GeneratedNode):
 
 
 class Conv2dBackward0(GeneratedNode):
-    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4194).
+    """Backward of `conv2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4198).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -13554,10 +13554,10 @@ class Conv2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d'
-    _yaml_line = 4194
+    _yaml_line = 4198
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4199, 'input': 4197, 'weight': 4198}
+    _yaml_lines = {'bias': 4203, 'input': 4201, 'weight': 4202}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13600,7 +13600,7 @@ class Conv2dBackward0(GeneratedNode):
 
 
 class Conv2dBackward1(GeneratedNode):
-    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4211).
+    """Backward of `conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4215).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -13610,10 +13610,10 @@ class Conv2dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv2d.padding'
-    _yaml_line = 4211
+    _yaml_line = 4215
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 4216, 'input': 4214, 'weight': 4215}
+    _yaml_lines = {'bias': 4220, 'input': 4218, 'weight': 4219}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13656,7 +13656,7 @@ class Conv2dBackward1(GeneratedNode):
 
 
 class Conv3dBackward0(GeneratedNode):
-    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4225).
+    """Backward of `conv3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4229).
 
     input: conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)
@@ -13666,10 +13666,10 @@ class Conv3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d'
-    _yaml_line = 4225
+    _yaml_line = 4229
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, input, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4230, 'input': 4228, 'weight': 4229}
+    _yaml_lines = {'bias': 4234, 'input': 4232, 'weight': 4233}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13712,7 +13712,7 @@ class Conv3dBackward0(GeneratedNode):
 
 
 class Conv3dBackward1(GeneratedNode):
-    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4240).
+    """Backward of `conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, str padding="valid", int[] dilation=1, int groups=1) -> Tensor` (derivatives.yaml:4244).
 
     input: conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)
@@ -13722,10 +13722,10 @@ class Conv3dBackward1(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv3d.padding'
-    _yaml_line = 4240
+    _yaml_line = 4244
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_string_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(grad, conv_pad_input(input, weight.shape, padding, dilation), weight.shape, stride, 0, dilation, groups)'}
-    _yaml_lines = {'bias': 4245, 'input': 4243, 'weight': 4244}
+    _yaml_lines = {'bias': 4249, 'input': 4247, 'weight': 4248}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13768,7 +13768,7 @@ class Conv3dBackward1(GeneratedNode):
 
 
 class ConvTranspose1dBackward0(GeneratedNode):
-    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4253).
+    """Backward of `conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4257).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -13778,10 +13778,10 @@ class ConvTranspose1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose1d'
-    _yaml_line = 4253
+    _yaml_line = 4257
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4257, 'input': 4255, 'weight': 4256}
+    _yaml_lines = {'bias': 4261, 'input': 4259, 'weight': 4260}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13824,7 +13824,7 @@ class ConvTranspose1dBackward0(GeneratedNode):
 
 
 class ConvTranspose2dBackward0(GeneratedNode):
-    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4266).
+    """Backward of `conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4270).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -13834,10 +13834,10 @@ class ConvTranspose2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose2d'
-    _yaml_line = 4266
+    _yaml_line = 4270
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4270, 'input': 4268, 'weight': 4269}
+    _yaml_lines = {'bias': 4274, 'input': 4272, 'weight': 4273}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13880,7 +13880,7 @@ class ConvTranspose2dBackward0(GeneratedNode):
 
 
 class ConvTranspose3dBackward0(GeneratedNode):
-    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4281).
+    """Backward of `conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, int[] stride=1, int[] padding=0, int[] output_padding=0, int groups=1, int[] dilation=1) -> Tensor` (derivatives.yaml:4285).
 
     input: conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)
     weight: convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)
@@ -13890,10 +13890,10 @@ class ConvTranspose3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_weight', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_padding', '_saved_stride', '_saved_weight_ndim', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input', '_raw_saved_weight')
     _op_name = 'conv_transpose3d'
-    _yaml_line = 4281
+    _yaml_line = 4285
     _input_names = ('input', 'weight', 'bias')
     _formulas = {'bias': 'conv_grad_bias(grad, weight.ndim)', 'input': 'conv_transpose_grad_input(grad, input.shape, weight, stride, padding, dilation, groups)', 'weight': 'convolution_backward_weight(input, grad, weight.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'bias': 4286, 'input': 4284, 'weight': 4285}
+    _yaml_lines = {'bias': 4290, 'input': 4288, 'weight': 4289}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'padding', 'stride', 'weight', 'weight.ndim', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):
@@ -13936,7 +13936,7 @@ class ConvTranspose3dBackward0(GeneratedNode):
 
 
 class ConvolutionBackwardWeightBackward0(GeneratedNode):
-    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4296).
+    """Backward of `convolution_backward_weight(Tensor output_grad, Tensor input, int[] weight_size, int[] stride, int[] padding, int[] dilation, int groups) -> Tensor` (derivatives.yaml:4300).
 
     output_grad: conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)
     input: conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)
@@ -13945,10 +13945,10 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_raw_saved_output_grad', '_saved_dilation', '_saved_groups', '_saved_input_shape', '_saved_output_grad_shape', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input', '_raw_saved_output_grad')
     _op_name = 'convolution_backward_weight'
-    _yaml_line = 4296
+    _yaml_line = 4300
     _input_names = ('output_grad', 'input')
     _formulas = {'input': 'conv_grad_input(output_grad, input.shape, grad, stride, padding, dilation, groups)', 'output_grad': 'conv_weight_grad_grad_output(grad, input, output_grad.shape, stride, padding, dilation, groups)'}
-    _yaml_lines = {'input': 4299, 'output_grad': 4298}
+    _yaml_lines = {'input': 4303, 'output_grad': 4302}
     _saved_fields = ('dilation', 'groups', 'input', 'input.shape', 'output_grad', 'output_grad.shape', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -13988,7 +13988,7 @@ class ConvolutionBackwardWeightBackward0(GeneratedNode):
 
 
 class MaxPool1dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4312).
+    """Backward of `max_pool1d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4316).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 1)
     """
@@ -13996,10 +13996,10 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool1d_with_indices'
-    _yaml_line = 4312
+    _yaml_line = 4316
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 1)'}
-    _yaml_lines = {'input': 4314}
+    _yaml_lines = {'input': 4318}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -14027,7 +14027,7 @@ class MaxPool1dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool1dBackward0(GeneratedNode):
-    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4323).
+    """Backward of `max_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4327).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)
     """
@@ -14035,10 +14035,10 @@ class MaxPool1dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool1d'
-    _yaml_line = 4323
+    _yaml_line = 4327
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 1), input.shape, 1)'}
-    _yaml_lines = {'input': 4326}
+    _yaml_lines = {'input': 4330}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -14067,7 +14067,7 @@ class MaxPool1dBackward0(GeneratedNode):
 
 
 class MaxPool2dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4333).
+    """Backward of `max_pool2d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4337).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 2)
     """
@@ -14075,10 +14075,10 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool2d_with_indices'
-    _yaml_line = 4333
+    _yaml_line = 4337
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 2)'}
-    _yaml_lines = {'input': 4335}
+    _yaml_lines = {'input': 4339}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -14106,7 +14106,7 @@ class MaxPool2dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool2dBackward0(GeneratedNode):
-    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4347).
+    """Backward of `max_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4351).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)
     """
@@ -14114,10 +14114,10 @@ class MaxPool2dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool2d'
-    _yaml_line = 4347
+    _yaml_line = 4351
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 2), input.shape, 2)'}
-    _yaml_lines = {'input': 4350}
+    _yaml_lines = {'input': 4354}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -14146,7 +14146,7 @@ class MaxPool2dBackward0(GeneratedNode):
 
 
 class MaxPool3dWithIndicesBackward0(GeneratedNode):
-    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4358).
+    """Backward of `max_pool3d_with_indices(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> (Tensor output, Tensor indices)` (derivatives.yaml:4362).
 
     input: max_pool_grad_input(grad_output, indices, input.shape, 3)
     """
@@ -14154,10 +14154,10 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_indices', '_saved_input_shape')
     _saved_slots = ('_raw_saved_indices',)
     _op_name = 'max_pool3d_with_indices'
-    _yaml_line = 4358
+    _yaml_line = 4362
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad_output, indices, input.shape, 3)'}
-    _yaml_lines = {'input': 4361}
+    _yaml_lines = {'input': 4365}
     _saved_fields = ('indices', 'input.shape')
     num_outputs = 2
 
@@ -14185,7 +14185,7 @@ class MaxPool3dWithIndicesBackward0(GeneratedNode):
 
 
 class MaxPool3dBackward0(GeneratedNode):
-    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4371).
+    """Backward of `max_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, int[] dilation=1, bool ceil_mode=False) -> Tensor` (derivatives.yaml:4375).
 
     input: max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)
     """
@@ -14193,10 +14193,10 @@ class MaxPool3dBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_ceil_mode', '_saved_dilation', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'max_pool3d'
-    _yaml_line = 4371
+    _yaml_line = 4375
     _input_names = ('input',)
     _formulas = {'input': 'max_pool_grad_input(grad, max_pool_indices(input, kernel_size, stride, padding, dilation, ceil_mode, 3), input.shape, 3)'}
-    _yaml_lines = {'input': 4374}
+    _yaml_lines = {'input': 4378}
     _saved_fields = ('ceil_mode', 'dilation', 'input', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -14225,7 +14225,7 @@ class MaxPool3dBackward0(GeneratedNode):
 
 
 class AvgPool1dBackward0(GeneratedNode):
-    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4382).
+    """Backward of `avg_pool1d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor` (derivatives.yaml:4386).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)
     """
@@ -14233,10 +14233,10 @@ class AvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool1d'
-    _yaml_line = 4382
+    _yaml_line = 4386
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, None, 1)'}
-    _yaml_lines = {'input': 4385}
+    _yaml_lines = {'input': 4389}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -14249,7 +14249,7 @@ class AvgPool1dBackward0(GeneratedNode):
 
 
 class AvgPool2dBackward0(GeneratedNode):
-    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4393).
+    """Backward of `avg_pool2d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4397).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)
     """
@@ -14257,10 +14257,10 @@ class AvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool2d'
-    _yaml_line = 4393
+    _yaml_line = 4397
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 2)'}
-    _yaml_lines = {'input': 4396}
+    _yaml_lines = {'input': 4400}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -14273,7 +14273,7 @@ class AvgPool2dBackward0(GeneratedNode):
 
 
 class AvgPool3dBackward0(GeneratedNode):
-    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4408).
+    """Backward of `avg_pool3d(Tensor input, int[] kernel_size, int[]? stride=None, int[] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor` (derivatives.yaml:4412).
 
     input: avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)
     """
@@ -14281,10 +14281,10 @@ class AvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_input_shape', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool3d'
-    _yaml_line = 4408
+    _yaml_line = 4412
     _input_names = ('input',)
     _formulas = {'input': 'avg_pool_grad_input(grad, input.shape, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, 3)'}
-    _yaml_lines = {'input': 4411}
+    _yaml_lines = {'input': 4415}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'input.shape', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -14297,7 +14297,7 @@ class AvgPool3dBackward0(GeneratedNode):
 
 
 class AvgPoolBackwardBackward0(GeneratedNode):
-    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4421).
+    """Backward of `avg_pool_backward(Tensor output_grad, int[] input_size, int[] kernel_size, int[] stride, int[] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor` (derivatives.yaml:4425).
 
     output_grad: avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     """
@@ -14305,10 +14305,10 @@ class AvgPoolBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_ceil_mode', '_saved_count_include_pad', '_saved_divisor_override', '_saved_kernel_size', '_saved_padding', '_saved_stride')
     _saved_slots = ()
     _op_name = 'avg_pool_backward'
-    _yaml_line = 4421
+    _yaml_line = 4425
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'avg_pool_nd(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)'}
-    _yaml_lines = {'output_grad': 4423}
+    _yaml_lines = {'output_grad': 4427}
     _saved_fields = ('ceil_mode', 'count_include_pad', 'divisor_override', 'kernel_size', 'padding', 'stride')
 
     def apply(self, grads, create_graph, release=False):
@@ -14321,7 +14321,7 @@ class AvgPoolBackwardBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool1dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4435).
+    """Backward of `adaptive_avg_pool1d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4439).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 1)
     """
@@ -14329,10 +14329,10 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool1d'
-    _yaml_line = 4435
+    _yaml_line = 4439
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 1)'}
-    _yaml_lines = {'input': 4437}
+    _yaml_lines = {'input': 4441}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -14345,7 +14345,7 @@ class AdaptiveAvgPool1dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool2dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4445).
+    """Backward of `adaptive_avg_pool2d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4449).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 2)
     """
@@ -14353,10 +14353,10 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool2d'
-    _yaml_line = 4445
+    _yaml_line = 4449
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 2)'}
-    _yaml_lines = {'input': 4447}
+    _yaml_lines = {'input': 4451}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -14369,7 +14369,7 @@ class AdaptiveAvgPool2dBackward0(GeneratedNode):
 
 
 class AdaptiveAvgPool3dBackward0(GeneratedNode):
-    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4457).
+    """Backward of `adaptive_avg_pool3d(Tensor input, int[] output_size) -> Tensor` (derivatives.yaml:4461).
 
     input: adaptive_avg_pool_grad_input(grad, input.shape, 3)
     """
@@ -14377,10 +14377,10 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape',)
     _saved_slots = ()
     _op_name = 'adaptive_avg_pool3d'
-    _yaml_line = 4457
+    _yaml_line = 4461
     _input_names = ('input',)
     _formulas = {'input': 'adaptive_avg_pool_grad_input(grad, input.shape, 3)'}
-    _yaml_lines = {'input': 4459}
+    _yaml_lines = {'input': 4463}
     _saved_fields = ('input.shape',)
 
     def apply(self, grads, create_graph, release=False):
@@ -14393,7 +14393,7 @@ class AdaptiveAvgPool3dBackward0(GeneratedNode):
 
 
 class PadBackward0(GeneratedNode):
-    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4470).
+    """Backward of `pad(Tensor input, int[] pad, str mode="constant", float? value=None) -> Tensor` (derivatives.yaml:4474).
 
     input: pad_grad_input(grad, input.shape, pad, mode)
     """
@@ -14401,10 +14401,10 @@ class PadBackward0(GeneratedNode):
     __slots__ = ('_saved_input_shape', '_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad'
-    _yaml_line = 4470
+    _yaml_line = 4474
     _input_names = ('input',)
     _formulas = {'input': 'pad_grad_input(grad, input.shape, pad, mode)'}
-    _yaml_lines = {'input': 4472}
+    _yaml_lines = {'input': 4476}
     _saved_fields = ('input.shape', 'mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -14417,7 +14417,7 @@ class PadBackward0(GeneratedNode):
 
 
 class PadBackwardBackward0(GeneratedNode):
-    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4485).
+    """Backward of `pad_backward(Tensor output_grad, int[] input_size, int[] pad, str mode) -> Tensor` (derivatives.yaml:4489).
 
     output_grad: repad(grad, pad, mode)
     """
@@ -14425,10 +14425,10 @@ class PadBackwardBackward0(GeneratedNode):
     __slots__ = ('_saved_mode', '_saved_pad')
     _saved_slots = ()
     _op_name = 'pad_backward'
-    _yaml_line = 4485
+    _yaml_line = 4489
     _input_names = ('output_grad',)
     _formulas = {'output_grad': 'repad(grad, pad, mode)'}
-    _yaml_lines = {'output_grad': 4487}
+    _yaml_lines = {'output_grad': 4491}
     _saved_fields = ('mode', 'pad')
 
     def apply(self, grads, create_graph, release=False):
@@ -14441,7 +14441,7 @@ class PadBackwardBackward0(GeneratedNode):
 
 
 class EmbeddingBackward0(GeneratedNode):
-    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4498).
+    """Backward of `embedding(Tensor input, Tensor weight, int? padding_idx=None, float? max_norm=None, float norm_type=2.0, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor` (derivatives.yaml:4502).
 
     weight: embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)
     input: non_differentiable
@@ -14450,10 +14450,10 @@ class EmbeddingBackward0(GeneratedNode):
     __slots__ = ('_raw_saved_input', '_saved_padding_idx', '_saved_scale_grad_by_freq', '_saved_weight_shape')
     _saved_slots = ('_raw_saved_input',)
     _op_name = 'embedding'
-    _yaml_line = 4498
+    _yaml_line = 4502
     _input_names = ('weight',)
     _formulas = {'weight': 'embedding_grad_weight(grad, input, weight.shape, padding_idx, scale_grad_by_freq)'}
-    _yaml_lines = {'weight': 4501}
+    _yaml_lines = {'weight': 4505}
     _saved_fields = ('input', 'padding_idx', 'scale_grad_by_freq', 'weight.shape')
 
     def apply(self, grads, create_graph, release=False):

@@ -68,6 +68,12 @@ BAD = {
   self: 2 * grad * self
   refuses_bool_operand: true
 """, 4, "key 'refuses_bool_operand': a message"),
+    "wraps_ints not a flag": ("""\
+- name: square(Tensor self) -> Tensor
+  forward: self * self
+  self: 2 * grad * self
+  wraps_ints: "no"
+""", 4, "`wraps_ints` must be true or false"),
     "bad YAML": ("""\
 - name: square(Tensor self) -> Tensor
   forward: [self * self
